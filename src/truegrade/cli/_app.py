@@ -1,0 +1,46 @@
+"""The ``truegrade`` command line: a thin face over the library."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from truegrade._version import __version__
+from truegrade.cli._grade import grade_command
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="truegrade",
+    help="Graders that resist reward hacking, and the numbers that say how far to trust them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"truegrade {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """truegrade: build graders that hold, and measure how far they can be trusted."""
+
+
+app.command("grade")(grade_command)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

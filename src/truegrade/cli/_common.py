@@ -1,0 +1,77 @@
+"""What every command shares: consoles, turning errors into one clear line, option parsing."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+import yaml
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from truegrade.core import TruegradeError
+
+__all__ = [
+    "err_console",
+    "fail",
+    "out_console",
+    "parse_pairs",
+    "progress_bar",
+    "user_errors",
+]
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` to stderr and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn truegrade's own errors into one line on stderr and exit status 2 (no traceback)."""
+    try:
+        yield
+    except TruegradeError as exc:
+        fail(str(exc).replace("[", "\\["))
+
+
+def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:
+    """Parse repeated ``KEY=VALUE`` options; values are YAML (``3``, ``true``, ``[a, b]``)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"{what} must look like KEY=VALUE, got {pair!r}")
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value else ""
+        except yaml.YAMLError:
+            out[key.strip()] = value
+    return out
+
+
+def progress_bar(*, enabled: bool) -> Progress:
+    """A progress bar on stderr, shown only on a terminal (never in logs or pipes)."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=not (enabled and err_console.is_terminal and sys.stderr.isatty()),
+        transient=False,
+    )

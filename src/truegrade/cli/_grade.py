@@ -1,0 +1,221 @@
+"""``truegrade grade``: score a dataset with a grader, streaming results to disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from truegrade.cli._common import (
+    err_console,
+    fail,
+    out_console,
+    parse_pairs,
+    progress_bar,
+    user_errors,
+)
+from truegrade.core import DataError, Grader, Sample, load_grader, run_grader
+from truegrade.data import FORMATS, BadRow, ResultWriter, count_rows, read_results, read_samples
+from truegrade.exec import configure_default_engine
+from truegrade.graders import set_timeout
+from truegrade.stats import GradeSummary, summarize
+
+__all__ = ["grade_command", "load_cli_grader", "summary_table"]
+
+
+def load_cli_grader(spec: str, options: list[str], timeout_s: float | None) -> Grader:
+    """Load ``--grader`` with its ``-o`` options and an optional per-item deadline override."""
+    with user_errors():
+        grader = load_grader(spec, **parse_pairs(options, "--option"))
+    if timeout_s is not None:
+        if timeout_s <= 0:
+            fail("--timeout-s must be > 0")
+        set_timeout(grader, timeout_s)
+    return grader
+
+
+def summary_table(summary: GradeSummary, *, title: str) -> Table:
+    """The end-of-run table: rows, mean score with its standard error, pass rate, errors, flags."""
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column("", style="bold")
+    table.add_column("")
+    table.add_row("rows", f"{summary.rows:,}")
+    s = summary.score
+    se = "n/a" if s.se != s.se else f"{s.se:.4f}"
+    clustered = f" (clustered over {s.clusters:,} groups)" if s.clusters < s.n else ""
+    mean = "n/a" if s.n == 0 else f"{s.mean:.4f} ± {se} SE{clustered}"
+    table.add_row("mean score", mean)
+    rate = summary.pass_rate
+    table.add_row(
+        "pass rate",
+        "n/a (the grader gives scores only)"
+        if rate is None
+        else f"{rate:.2%} ({summary.passed:,} of {summary.verdicts:,})",
+    )
+    table.add_row(
+        "errors", f"{summary.errors:,}" + (" (could not grade)" if summary.errors else "")
+    )
+    for flag, count in summary.flags.most_common():
+        table.add_row(f"flag {flag}", f"{count:,}")
+    return table
+
+
+def grade_command(
+    data: Annotated[Path, typer.Argument(help="JSONL, JSON or Parquet file of rows to grade.")],
+    grader: Annotated[
+        str,
+        typer.Option(
+            "--grader", "-g", help="Grader spec: a name, a YAML file, or path/to/file.py:function."
+        ),
+    ],
+    option: Annotated[
+        list[str],
+        typer.Option(
+            "--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."
+        ),
+    ] = [],  # noqa: B006
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Results file (JSONL). Default: DATA-stem.grades.jsonl here."),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes (default: cores).", min=1)
+    ] = None,
+    timeout_s: Annotated[
+        float | None,
+        typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Grade only the first N rows.", min=1)] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue an interrupted run: grade only rows missing from --out.")
+    ] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace --out if it exists.")] = False,
+    skip_bad_rows: Annotated[
+        bool, typer.Option(help="Record malformed rows in OUT.bad-rows.jsonl and go on.")
+    ] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")
+    ] = "auto",
+    field: Annotated[
+        list[str],
+        typer.Option(
+            "--field",
+            help="Map a field to a column: response=output (repeatable; dotted paths ok).",
+        ),
+    ] = [],  # noqa: B006
+    batch_size: Annotated[
+        int, typer.Option(help="Rows per grading batch (results are written after each).", min=1)
+    ] = 256,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Grade every row of DATA and stream one result per row to --out."""
+    if resume and overwrite:
+        fail("--resume and --overwrite contradict each other; pick one")
+    if fmt not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}")
+    field_map = {k: str(v) for k, v in parse_pairs(field, "--field").items()}
+    if workers is not None:
+        configure_default_engine(workers=workers)
+    the_grader = load_cli_grader(grader, option, timeout_s)
+    out_path = out or Path(f"{data.name.split('.')[0]}.grades.jsonl")
+    with user_errors():
+        writer = ResultWriter(out_path, resume=resume, overwrite=overwrite)
+    bad_rows: list[BadRow] = []
+    on_bad: Callable[[BadRow], None] | None = bad_rows.append if skip_bad_rows else None
+    total = count_rows(data)
+    if total is not None and limit is not None:
+        total = min(total, limit)
+    groups: dict[str, str | None] = {}
+    interrupted = False
+    with writer, progress_bar(enabled=not quiet) as bar:
+        task = bar.add_task("grading", total=total)
+        try:
+            with user_errors():
+                _grade_rows(
+                    data,
+                    the_grader,
+                    writer,
+                    fmt=fmt,
+                    field_map=field_map,
+                    limit=limit,
+                    batch_size=batch_size,
+                    on_bad=on_bad,
+                    groups=groups,
+                    advance=lambda n: bar.advance(task, n),
+                )
+        except KeyboardInterrupt:
+            interrupted = True
+    if bad_rows:
+        bad_path = out_path.with_name(out_path.name + ".bad-rows.jsonl")
+        with ResultWriter(bad_path, overwrite=True) as bad_out:
+            for row in bad_rows:
+                bad_out.write_record({"id": f"{row.path}:{row.line}", **row.record()})
+        err_console.print(f"skipped {len(bad_rows):,} malformed rows; listed in {bad_path}")
+    if interrupted:
+        err_console.print(
+            f"interrupted: {writer.written:,} results saved in {out_path}; "
+            "rerun with --resume to finish"
+        )
+        raise typer.Exit(130)
+    records = [r for _, r in read_results(out_path) if str(r["id"]) in groups]
+    summary = summarize(records, [groups.get(str(r["id"])) for r in records])
+    out_console.print(summary_table(summary, title=f"{data.name} graded by {grader}"))
+    out_console.print(f"results: {out_path}", highlight=False)
+
+
+def _grade_rows(
+    data: Path,
+    grader: Grader,
+    writer: ResultWriter,
+    *,
+    fmt: str,
+    field_map: dict[str, str],
+    limit: int | None,
+    batch_size: int,
+    on_bad: Callable[[BadRow], None] | None,
+    groups: dict[str, str | None],
+    advance: Callable[[int], None],
+) -> None:
+    first_line: dict[str, int] = {}
+    batch: list[Sample] = []
+    lines_seen: set[int] = set()
+
+    def flush() -> None:
+        grades = run_grader(grader, batch)
+        for sample, grade in zip(batch, grades, strict=True):
+            writer.write(sample.id, grade)
+        advance(len(batch))
+        batch.clear()
+
+    samples: Any = read_samples(data, fmt=fmt, field_map=field_map or None, on_bad_row=on_bad)
+    for line, sample in samples:
+        if line not in lines_seen:
+            if limit is not None and len(lines_seen) >= limit:
+                break
+            lines_seen.add(line)
+        key = sample.key
+        if key in first_line:
+            problem = f"duplicate id {sample.id!r} (first seen on line {first_line[key]})"
+            if on_bad is None:
+                raise DataError(problem, path=str(data), line=line)
+            on_bad(BadRow(str(data), line, problem))
+            continue
+        first_line[key] = line
+        if sample.response is None:
+            problem = "field 'response' is missing (the response to grade)"
+            if on_bad is None:
+                raise DataError(problem, path=str(data), line=line)
+            on_bad(BadRow(str(data), line, problem))
+            continue
+        groups[key] = sample.group
+        if key in writer.done:
+            advance(1)
+            continue
+        batch.append(sample)
+        if len(batch) >= batch_size:
+            flush()
+    if batch:
+        flush()

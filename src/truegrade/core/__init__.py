@@ -1,0 +1,50 @@
+"""The contracts every other part of truegrade is written against.
+
+``Sample`` (what is graded), ``Grade`` (the verdict and its reasons), ``Grader`` (anything with
+``grade_batch``), composition, and ``load_grader``. The core imports nothing above it: built-in
+graders are found by name through the registry and imported only when asked for.
+"""
+
+from truegrade.core._compose import AllOf, Gate, WeightedSum, part_name
+from truegrade.core._errors import DataError, EngineError, OutputError, SpecError, TruegradeError
+from truegrade.core._grade import Flag, Grade
+from truegrade.core._grader import (
+    AsyncGrader,
+    BaseGrader,
+    Grader,
+    SampleLike,
+    run_grader,
+    run_grader_async,
+)
+from truegrade.core._registry import GraderFactory, grader_names, load_grader, register_grader
+from truegrade.core._sample import Content, Message, Sample, message_text, to_sample, to_samples
+
+__all__ = [
+    "AllOf",
+    "AsyncGrader",
+    "BaseGrader",
+    "Content",
+    "DataError",
+    "EngineError",
+    "Flag",
+    "Gate",
+    "Grade",
+    "Grader",
+    "GraderFactory",
+    "Message",
+    "OutputError",
+    "Sample",
+    "SampleLike",
+    "SpecError",
+    "TruegradeError",
+    "WeightedSum",
+    "grader_names",
+    "load_grader",
+    "message_text",
+    "part_name",
+    "register_grader",
+    "run_grader",
+    "run_grader_async",
+    "to_sample",
+    "to_samples",
+]

@@ -1,0 +1,50 @@
+"""The exception tree of truegrade.
+
+Every error a user can cause says what went wrong and what to do about it::
+
+    TruegradeError
+     +-- SpecError        a grader spec cannot be turned into a grader (unknown name, bad option,
+     |                    a reward function whose signature fits neither TRL nor verl)
+     +-- DataError        input rows cannot be read (malformed JSON, missing field, bad encoding);
+     |                    carries the file and line
+     +-- EngineError      the worker pool cannot run at all (workers fail to start)
+     +-- OutputError      an output file is in the way or cannot be resumed
+
+Errors while grading one item are never raised: they become a ``Grade`` with ``error`` set, so the
+rest of a batch goes on.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DataError", "EngineError", "OutputError", "SpecError", "TruegradeError"]
+
+
+class TruegradeError(Exception):
+    """Base class of every error truegrade raises on purpose."""
+
+
+class SpecError(TruegradeError, ValueError):
+    """A grader spec is invalid: the message names the spec and the offending part."""
+
+
+class DataError(TruegradeError, ValueError):
+    """A data row cannot be used; ``path`` and ``line`` locate it when known."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        elif line is not None:
+            where = f"row {line}: "
+        super().__init__(f"{where}{message}")
+        self.reason = message
+
+
+class EngineError(TruegradeError, RuntimeError):
+    """The execution engine could not start or keep its workers."""
+
+
+class OutputError(TruegradeError, RuntimeError):
+    """An output file exists where it should not, or cannot be resumed."""

@@ -1,0 +1,280 @@
+"""Turning a spec into a grader: one loader for names, YAML files, dicts and user functions.
+
+A spec is one of:
+
+* a registered name: ``"exact"``, ``"math"``, ... (options as keyword arguments);
+* a dict ``{"type": NAME, **options}``; compositions nest specs (``gate``, ``weighted``,
+  ``all_of``);
+* a YAML or JSON file holding such a dict (relative paths inside resolve against the file);
+* ``"path/to/file.py:function"``, a user's own reward function in TRL or verl signature;
+* a grader object (returned as is) or a Python callable (wrapped as a reward function).
+
+Built-in graders are registered as ``"module:attribute"`` strings and imported only when asked
+for, so the core imports nothing above it. Third-party graders register through the
+``truegrade.graders`` entry-point group or ``register_grader``. Every grader the loader builds
+carries ``spec``: a plain dict that rebuilds it (in a worker, on a Ray node, from a results log).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import importlib
+import json
+from collections.abc import Callable, Mapping
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from truegrade.core._compose import AllOf, Gate, WeightedSum
+from truegrade.core._errors import SpecError
+from truegrade.core._grader import Grader
+
+__all__ = ["GraderFactory", "grader_names", "load_grader", "register_grader"]
+
+GraderFactory = Callable[[dict[str, Any], "Path | None"], Grader]
+"""Builds a grader from its options and the directory relative paths resolve against."""
+
+_BUILTIN: dict[str, str] = {
+    "exact": "truegrade.graders.match:ExactGrader.from_options",
+    "regex": "truegrade.graders.match:RegexGrader.from_options",
+    "numeric": "truegrade.graders.match:NumericGrader.from_options",
+    "choice": "truegrade.graders.match:ChoiceGrader.from_options",
+    "json": "truegrade.graders.match:JsonGrader.from_options",
+    "python": "truegrade.graders.python:PythonGrader.from_options",
+}
+_COMPOSITIONS = ("gate", "weighted", "all_of")
+_registered: dict[str, GraderFactory | str] = {}
+
+
+def register_grader(name: str, factory: GraderFactory | str) -> None:
+    """Make ``name`` loadable by ``load_grader``.
+
+    Args:
+        name: The spec name (``type`` in YAML).
+        factory: A callable ``(options, base_dir) -> Grader``, or ``"module:attr"`` to import
+            lazily.
+    """
+    if name in _COMPOSITIONS:
+        raise SpecError(f"{name!r} is a built-in composition and cannot be re-registered")
+    _registered[name] = factory
+
+
+def grader_names() -> list[str]:
+    """Every name ``load_grader`` accepts, sorted."""
+    plugins = {ep.name for ep in entry_points(group="truegrade.graders")}
+    return sorted({*_BUILTIN, *_registered, *_COMPOSITIONS, *plugins})
+
+
+def _resolve(name: str) -> GraderFactory:
+    target: GraderFactory | str | None = _registered.get(name) or _BUILTIN.get(name)
+    if target is None:
+        for ep in entry_points(group="truegrade.graders"):
+            if ep.name == name:
+                target = ep.value
+                break
+    if target is None:
+        close = difflib.get_close_matches(name, grader_names(), n=3)
+        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise SpecError(
+            f"unknown grader {name!r}.{hint} Known graders: {', '.join(grader_names())}. "
+            "A file of your own is given as 'path/to/file.py:function' or a YAML path."
+        )
+    if isinstance(target, str):
+        module_name, _, attr = target.partition(":")
+        try:
+            obj: Any = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise SpecError(f"grader {name!r} could not be imported: {exc}") from exc
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        target = obj
+    assert callable(target)
+    return target
+
+
+def _is_python_ref(text: str) -> bool:
+    path, sep, func = text.rpartition(":")
+    return bool(sep) and path.endswith(".py") and func.isidentifier()
+
+
+def _read_spec_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"cannot read grader spec {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise SpecError(
+            f"grader spec {path} is not valid {path.suffix[1:].upper()}: {exc}"
+        ) from None
+    if isinstance(data, str):
+        data = {"type": data}
+    if not isinstance(data, dict):
+        raise SpecError(f"grader spec {path} must hold a mapping with a 'type' key")
+    return data
+
+
+def load_grader(spec: Any, /, **options: Any) -> Grader:
+    """Build a grader from a spec (see the module docstring for the forms a spec takes).
+
+    Args:
+        spec: A name, a dict, a YAML/JSON path, ``"file.py:function"``, a grader or a callable.
+        **options: Options of the named grader (only with a name or a ``file.py:function``).
+
+    Raises:
+        SpecError: the spec names no known grader, has an unknown or invalid option, or a user
+            function fits no supported signature. The message says which and how to fix it.
+
+    Examples:
+        >>> load_grader("exact", normalize=["strip", "lower"]).name
+        'exact'
+    """
+    return _build(spec, options, base_dir=None, where="spec")
+
+
+def _build(spec: Any, options: Mapping[str, Any], *, base_dir: Path | None, where: str) -> Grader:
+    if isinstance(spec, Grader) and not isinstance(spec, type):
+        if options:
+            raise SpecError("options can only be given with a grader name, not a grader object")
+        return spec
+    if callable(spec) and not isinstance(spec, (str, Path, type)):
+        return _build(
+            {"type": "python", "function": spec, **options}, {}, base_dir=base_dir, where=where
+        )
+    if isinstance(spec, Path):
+        spec = str(spec)
+    if isinstance(spec, str):
+        text = spec.strip()
+        if _is_python_ref(text):
+            path, _, func = text.rpartition(":")
+            return _build(
+                {"type": "python", "path": path, "function": func, **options},
+                {},
+                base_dir=base_dir,
+                where=where,
+            )
+        candidate = Path(text) if base_dir is None else base_dir / text
+        if candidate.suffix in {".yaml", ".yml", ".json"}:
+            if not candidate.is_file():
+                raise SpecError(f"grader spec file {candidate} does not exist")
+            data = _read_spec_file(candidate)
+            return _build(
+                {**data, **options}, {}, base_dir=candidate.resolve().parent, where=str(candidate)
+            )
+        return _build({"type": text, **options}, {}, base_dir=base_dir, where=where)
+    if not isinstance(spec, Mapping):
+        raise SpecError(
+            f"a grader spec is a name, a path, a mapping or a grader; got {type(spec).__name__}"
+        )
+    data = dict(spec)
+    data.update(options)
+    kind = data.pop("type", None)
+    if not isinstance(kind, str):
+        raise SpecError(f"{where}: the mapping needs a 'type' naming the grader")
+    if _is_python_ref(kind):
+        path, _, func = kind.rpartition(":")
+        data = {"path": path, "function": func, **data}
+        kind = "python"
+    if kind in _COMPOSITIONS:
+        grader = _build_composition(kind, data, base_dir=base_dir, where=where)
+    else:
+        factory = _resolve(kind)
+        try:
+            grader = factory(data, base_dir)
+        except SpecError as exc:
+            raise SpecError(f"{where}: {kind}: {exc}") from None
+    _attach_spec(grader, {"type": kind, **_plain(data)})
+    return grader
+
+
+def _attach_spec(grader: Grader, spec: dict[str, Any]) -> None:
+    if getattr(grader, "spec", None) is None:
+        with contextlib.suppress(AttributeError):
+            grader.spec = spec  # type: ignore[attr-defined]
+
+
+def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-able view of options (objects such as functions are kept by their repr)."""
+
+    def conv(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {str(k): conv(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [conv(v) for v in value]
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            return value
+        spec = getattr(value, "spec", None)
+        return spec if isinstance(spec, dict) else repr(value)
+
+    return {str(k): conv(v) for k, v in data.items()}
+
+
+def _part(value: Any, *, base_dir: Path | None, where: str) -> Grader:
+    return _build(value, {}, base_dir=base_dir, where=where)
+
+
+def _build_composition(
+    kind: str, data: dict[str, Any], *, base_dir: Path | None, where: str
+) -> Grader:
+    name = data.pop("name", None)
+    if kind == "gate":
+        unknown = set(data) - {"check", "then"}
+        if unknown or "check" not in data or "then" not in data:
+            raise SpecError(
+                f"{where}: a gate takes exactly 'check' and 'then' (and 'name')"
+                + (f"; unknown: {sorted(unknown)}" if unknown else "")
+            )
+        return Gate(
+            _part(data["check"], base_dir=base_dir, where=f"{where}.check"),
+            _part(data["then"], base_dir=base_dir, where=f"{where}.then"),
+            name=name,
+        )
+    parts = data.pop("parts", None)
+    if not isinstance(parts, list) or not parts:
+        raise SpecError(f"{where}: {kind} needs a non-empty list 'parts'")
+    if kind == "all_of":
+        if data:
+            raise SpecError(
+                f"{where}: all_of takes only 'parts' and 'name'; unknown: {sorted(data)}"
+            )
+        return AllOf(
+            [_part(p, base_dir=base_dir, where=f"{where}.parts[{i}]") for i, p in enumerate(parts)],
+            name=name,
+        )
+    normalize = data.pop("normalize", True)
+    threshold = data.pop("pass_threshold", None)
+    if data:
+        raise SpecError(
+            f"{where}: weighted takes parts, normalize, pass_threshold, name; "
+            f"unknown: {sorted(data)}"
+        )
+    weighted: list[tuple[Grader, float]] = []
+    for i, entry in enumerate(parts):
+        at = f"{where}.parts[{i}]"
+        if not isinstance(entry, Mapping) or "grader" not in entry:
+            raise SpecError(f"{at}: each part is a mapping with 'grader' and 'weight'")
+        entry = dict(entry)
+        grader_spec = entry.pop("grader")
+        weight = entry.pop("weight", 1.0)
+        part_label = entry.pop("name", None)
+        if entry:
+            raise SpecError(f"{at}: unknown keys {sorted(entry)}")
+        if part_label is not None:
+            if (
+                isinstance(grader_spec, str)
+                and not _is_python_ref(grader_spec)
+                and not grader_spec.endswith((".yaml", ".yml", ".json"))
+            ):
+                grader_spec = {"type": grader_spec}
+            if isinstance(grader_spec, Mapping):
+                grader_spec = {**grader_spec, "name": part_label}
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool):
+            raise SpecError(f"{at}: weight must be a number, got {weight!r}")
+        weighted.append((_part(grader_spec, base_dir=base_dir, where=at), float(weight)))
+    if not isinstance(normalize, bool):
+        raise SpecError(f"{where}: normalize must be true or false")
+    return WeightedSum(weighted, normalize=normalize, pass_threshold=threshold, name=name)

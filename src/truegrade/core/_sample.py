@@ -1,0 +1,180 @@
+"""``Sample``: one item to grade, as every grader and analysis sees it.
+
+A sample is data from a model and a dataset, both of which may be hostile. Nothing here interprets
+the text; it only gives it a stable shape and a way to get plain text out of chat messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from truegrade.core._errors import DataError
+
+__all__ = ["Content", "Message", "Sample", "message_text", "to_sample", "to_samples"]
+
+Message = dict[str, Any]
+"""A chat message in the OpenAI shape: ``{"role": ..., "content": str | list[part]}``."""
+
+Content = Union[str, list[Message]]  # noqa: UP007 - a runtime alias must work on 3.10
+"""Text, or a list of chat messages."""
+
+_ALIASES = {"answer": "reference", "tests": "reference"}
+_KNOWN = {"id", "prompt", "response", "reference", "label", "group", "metadata"}
+
+
+def message_text(content: Any) -> str:
+    """Plain text of a message content (a string, or a list of OpenAI content parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "".join(parts)
+    return str(content)
+
+
+class Sample(BaseModel):
+    """One item to grade.
+
+    Attributes:
+        id: Stable identifier; results and resumes are keyed on it.
+        prompt: The prompt, as text or chat messages.
+        response: The model's output, as text or chat messages. ``None`` for items not yet answered
+            (the attack engine writes its own responses).
+        reference: What the grader checks against: a gold answer, a test spec, a rubric...
+        label: A human or gold verdict on this response, used only by validation.
+        group: Cluster id (usually the prompt) for clustered statistics and best-of-n.
+        metadata: Everything else. Unknown top-level columns of a row land here.
+
+    Examples:
+        >>> Sample(id="q1", prompt="2+2?", response="\\\\boxed{4}", reference="4").response_text
+        '\\\\boxed{4}'
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+    id: str | int
+    prompt: Content | None = None
+    response: Content | None = None
+    reference: Any = None
+    label: bool | float | None = None
+    group: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("group", mode="before")
+    @classmethod
+    def _group_as_text(cls, value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _label_strict(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in {"true", "pass", "passed", "correct", "yes"}:
+                return True
+            if lowered in {"false", "fail", "failed", "incorrect", "no"}:
+                return False
+            raise ValueError(f"label {value!r} is neither a boolean nor a number")
+        return value
+
+    @property
+    def key(self) -> str:
+        """The id as text: the key results are stored and resumed under."""
+        return str(self.id)
+
+    @property
+    def response_text(self) -> str:
+        """The response as plain text; for chat messages, the last assistant message."""
+        return _text_of(self.response, prefer_role="assistant")
+
+    @property
+    def prompt_text(self) -> str:
+        """The prompt as plain text; for chat messages, all contents joined by blank lines."""
+        if isinstance(self.prompt, list):
+            return "\n\n".join(message_text(_content(m)) for m in self.prompt)
+        return _text_of(self.prompt, prefer_role=None)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], *, default_id: str | int | None = None) -> Sample:
+        """Build a sample from a data row, applying aliases and keeping unknown columns.
+
+        ``answer`` and ``tests`` are aliases of ``reference``; unknown top-level columns are moved
+        into ``metadata`` so a bring-your-own reward function still sees them.
+
+        Raises:
+            DataError: the row is not an object, or a field has the wrong type (the message names
+                the field).
+        """
+        if not isinstance(row, Mapping):
+            raise DataError(f"a row must be a JSON object, got {type(row).__name__}")
+        fields: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
+        for name, value in row.items():
+            target = _ALIASES.get(name, name)
+            if target in _KNOWN:
+                if target in fields and name != target:
+                    metadata[name] = value  # 'reference' given too: keep the alias as data
+                    continue
+                fields[target] = value
+            else:
+                metadata[name] = value
+        if "metadata" in fields:
+            given = fields["metadata"]
+            if given is not None and not isinstance(given, Mapping):
+                raise DataError(f"field 'metadata' must be an object, got {type(given).__name__}")
+            metadata = {**metadata, **(given or {})}
+        fields["metadata"] = metadata
+        if fields.get("id") is None:
+            if default_id is None:
+                raise DataError("row has no 'id' and no default was given")
+            fields["id"] = default_id
+        try:
+            return cls.model_validate(fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][:1]) or "row"
+            raise DataError(f"field '{where}': {first['msg']}") from None
+
+
+def _content(message: Any) -> Any:
+    return message.get("content") if isinstance(message, Mapping) else message
+
+
+def _text_of(value: Content | None, *, prefer_role: str | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if prefer_role is not None:
+        for message in reversed(value):
+            if isinstance(message, Mapping) and message.get("role") == prefer_role:
+                return message_text(message.get("content"))
+    if value:
+        return message_text(_content(value[-1]))
+    return ""
+
+
+def to_sample(item: Sample | Mapping[str, Any], *, default_id: str | int | None = None) -> Sample:
+    """Accept a ``Sample`` or a plain row dict; anything else is a clear ``TypeError``."""
+    if isinstance(item, Sample):
+        return item
+    if isinstance(item, Mapping):
+        return Sample.from_row(item, default_id=default_id)
+    raise TypeError(f"expected a Sample or a row dict, got {type(item).__name__}")
+
+
+def to_samples(items: Sequence[Sample | Mapping[str, Any]]) -> list[Sample]:
+    """Coerce a batch; rows without an id get their position in the batch."""
+    return [to_sample(item, default_id=i) for i, item in enumerate(items)]

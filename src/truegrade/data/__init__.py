@@ -1,0 +1,23 @@
+"""Data in and out: readers for JSONL, JSON and Parquet (native, verl and OpenRLHF rows) and the
+one streaming, resumable results writer."""
+
+from truegrade.data._readers import (
+    FORMATS,
+    BadRow,
+    count_rows,
+    read_rows,
+    read_samples,
+    row_to_samples,
+)
+from truegrade.data._writer import ResultWriter, read_results
+
+__all__ = [
+    "FORMATS",
+    "BadRow",
+    "ResultWriter",
+    "count_rows",
+    "read_results",
+    "read_rows",
+    "read_samples",
+    "row_to_samples",
+]

@@ -1,0 +1,788 @@
+"""The execution engine: long-lived worker processes with hard per-item deadlines.
+
+Grading hostile text can hang (a LaTeX power tower), crash (a C extension) or eat memory. The
+engine runs such work in worker processes and enforces every deadline by killing the worker and
+starting a replacement: never by a signal in a thread, which cannot stop C code and breaks in
+threads (the failure mode that gave verl silent all-zero rewards).
+
+How it works. A dispatcher thread owns the workers. Callers (any thread, or asyncio through
+``amap``) submit a job: a picklable task and a list of payloads. The dispatcher cuts jobs into
+chunks, sends each chunk to an idle worker in one message, and the worker sends results back at
+most every few milliseconds. Before each item the worker writes ``(chunk, position, start time)``
+into shared memory; the dispatcher reads it to know exactly which item is running and since when,
+so batching never blurs a deadline. When an item overruns, the dispatcher collects the results the
+worker already sent, kills the worker's whole process group, records ``timeout`` for that item,
+puts the untouched items back in the queue and starts a new worker. A worker that dies (segfault,
+out-of-memory kill) is handled the same way with ``crashed``.
+
+What it must never do: run a task in the caller's process, trust what comes back from a worker
+(results are unpickled with builtin types only), or let one item's failure fail another item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import collections
+import contextlib
+import hashlib
+import itertools
+import math
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Protocol
+
+from truegrade.exec._protocol import (
+    POS_SETUP,
+    STATUS_MEMORY,
+    STATUS_OK,
+    Progress,
+    dumps,
+    make_progress_fd,
+    safe_loads,
+)
+
+__all__ = [
+    "Engine",
+    "EngineConfig",
+    "Failure",
+    "Outcome",
+    "Task",
+    "configure_default_engine",
+    "default_engine",
+    "default_worker_count",
+]
+
+_MAX_ATTEMPTS = 3
+_MAX_BOOT_FAILURES = 3
+_PIPE_BYTES = 1 << 20
+
+
+class Failure:
+    """Why an item has no value (``Outcome.failure``)."""
+
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    EXCEPTION = "exception"
+    MEMORY = "memory"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one payload: a value, or the reason there is none.
+
+    Attributes:
+        ok: True when the task returned normally.
+        value: What the task returned (plain data: it crossed a process boundary).
+        failure: ``None``, or one of ``Failure``'s constants.
+        message: A human-readable account of the failure.
+        elapsed_s: Time the item ran in its worker (up to the kill, for timeouts).
+    """
+
+    ok: bool
+    value: Any = None
+    failure: str | None = None
+    message: str = ""
+    elapsed_s: float = 0.0
+
+
+class Task(Protocol):
+    """A picklable callable run in workers: ``task(payload) -> plain data``.
+
+    A task may define ``setup()``, called once per worker before its first payload (load a model,
+    warm a parser). It is pickled once per job and cached in each worker by content, so a grader
+    that submits the same task batch after batch pays for ``setup`` once per worker.
+    """
+
+    def __call__(self, payload: Any, /) -> Any: ...
+
+
+def default_worker_count() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _default_memory_mb(workers: int) -> int:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 4096
+    return max(2048, int(total * 0.8 / max(1, workers)))
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Settings of an engine.
+
+    Attributes:
+        workers: Worker processes (default: the core count).
+        memory_mb: Address-space limit of each worker; 0 disables it (default: 80% of RAM shared
+            among workers, at least 2 GiB).
+        setup_timeout_s: Deadline for a worker to start and run a task's ``setup``.
+        max_chunk: Most payloads sent to a worker in one message.
+        worker_output: ``"devnull"`` or ``"inherit"``: where a worker's stdout goes (stderr is
+            always inherited so a crashing worker's last words are visible).
+    """
+
+    workers: int | None = None
+    memory_mb: int | None = None
+    setup_timeout_s: float = 120.0
+    max_chunk: int = 64
+    worker_output: str = "devnull"
+
+
+class _Job:
+    __slots__ = (
+        "attempts",
+        "blob",
+        "cancelled",
+        "future",
+        "key",
+        "next_index",
+        "on_outcome",
+        "outcomes",
+        "payloads",
+        "remaining",
+        "retry",
+        "timeout_ns",
+    )
+
+    def __init__(
+        self,
+        key: str,
+        blob: bytes,
+        payloads: Sequence[Any],
+        timeout_s: float,
+        on_outcome: Callable[[int, Outcome], None] | None,
+    ) -> None:
+        self.key = key
+        self.blob = blob
+        self.payloads = payloads
+        self.timeout_ns = int(timeout_s * 1e9)
+        self.outcomes: list[Outcome | None] = [None] * len(payloads)
+        self.remaining = len(payloads)
+        self.next_index = 0
+        self.retry: collections.deque[int] = collections.deque()
+        self.attempts: dict[int, int] = {}
+        self.future: Future[list[Outcome]] = Future()
+        self.on_outcome = on_outcome
+        self.cancelled = False
+
+    def pending(self) -> int:
+        return len(self.retry) + len(self.payloads) - self.next_index
+
+
+class _Chunk:
+    __slots__ = ("dispatched_ns", "done", "indices", "job", "seq")
+
+    def __init__(self, job: _Job, seq: int, indices: list[int]) -> None:
+        self.job = job
+        self.seq = seq
+        self.indices = indices
+        self.done = 0
+        self.dispatched_ns = time.monotonic_ns()
+
+
+class _Worker:
+    __slots__ = ("booted", "chunk", "inbox", "known", "outbox", "proc", "progress")
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        inbox: Connection,
+        outbox: Connection,
+        progress: Progress,
+    ) -> None:
+        self.proc = proc
+        self.inbox = inbox
+        self.outbox = outbox
+        self.progress = progress
+        self.known: set[str] = set()
+        self.booted = False
+        self.chunk: _Chunk | None = None
+
+
+def _signal_name(returncode: int | None) -> str:
+    if returncode is None:
+        return "the worker stopped answering"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        hint = " (the OS out-of-memory killer does this)" if name == "SIGKILL" else ""
+        return f"the worker was killed by {name}{hint}"
+    return f"the worker exited with code {returncode}"
+
+
+class Engine:
+    """A pool of killable worker processes.
+
+    Examples:
+        >>> with Engine(workers=2) as engine:  # doctest: +SKIP
+        ...     outcomes = engine.map(len, ["a", "bb"], timeout_s=1.0)
+        >>> [o.value for o in outcomes]  # doctest: +SKIP
+        [1, 2]
+    """
+
+    def __init__(self, config: EngineConfig | None = None, /, **overrides: Any) -> None:
+        cfg = config or EngineConfig()
+        if overrides:
+            cfg = EngineConfig(**{**cfg.__dict__, **overrides})
+        workers = cfg.workers or default_worker_count()
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        memory = _default_memory_mb(workers) if cfg.memory_mb is None else cfg.memory_mb
+        self.config = EngineConfig(
+            workers=workers,
+            memory_mb=memory,
+            setup_timeout_s=cfg.setup_timeout_s,
+            max_chunk=max(1, cfg.max_chunk),
+            worker_output=cfg.worker_output,
+        )
+        self._lock = threading.Lock()
+        self._incoming: list[_Job] = []
+        self._jobs: collections.deque[_Job] = collections.deque()
+        self._workers: list[_Worker] = []
+        self._thread: threading.Thread | None = None
+        self._wake_r, self._wake_w = -1, -1
+        self._closing = False
+        self._closed = False
+        self._broken: str | None = None
+        self._boot_failures = 0
+        self._seq = itertools.count(1)
+        self._pid = os.getpid()
+        self.counters = collections.Counter[str]()
+
+    # -- public ------------------------------------------------------------------------------------
+
+    @property
+    def workers(self) -> int:
+        """The number of worker processes this engine keeps."""
+        return int(self.config.workers or 1)
+
+    def start(self) -> Engine:
+        """Start the workers now instead of at the first job (they boot in parallel)."""
+        with self._lock:
+            self._check_usable()
+            self._ensure_thread()
+        return self
+
+    def submit(
+        self,
+        task: Task | Callable[[Any], Any],
+        payloads: Sequence[Any],
+        *,
+        timeout_s: float,
+        on_outcome: Callable[[int, Outcome], None] | None = None,
+    ) -> Future[list[Outcome]]:
+        """Queue a job; the future resolves to one ``Outcome`` per payload, in order.
+
+        Args:
+            task: A picklable callable (a module-level function or an instance of a module-level
+                class); it runs only in workers.
+            payloads: Picklable inputs, one item each.
+            timeout_s: Hard wall-clock deadline for each item.
+            on_outcome: Called as ``(index, outcome)`` from the engine's thread as each item
+                finishes, for streaming results. Keep it quick.
+        """
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        try:
+            blob = dumps(task)
+        except Exception as exc:
+            raise TypeError(
+                f"the task {task!r} cannot be sent to a worker ({exc}); use a module-level "
+                "function or an instance of a module-level class"
+            ) from None
+        key = hashlib.blake2b(blob, digest_size=16).hexdigest()
+        job = _Job(key, blob, list(payloads), timeout_s, on_outcome)
+        if not job.payloads:
+            job.future.set_result([])
+            return job.future
+        with self._lock:
+            self._check_usable()
+            self._incoming.append(job)
+            self._ensure_thread()
+        self._wake()
+        return job.future
+
+    def map(
+        self,
+        task: Task | Callable[[Any], Any],
+        payloads: Sequence[Any],
+        *,
+        timeout_s: float,
+        on_outcome: Callable[[int, Outcome], None] | None = None,
+    ) -> list[Outcome]:
+        """Run ``task`` on every payload and wait; see ``submit``."""
+        future = self.submit(task, payloads, timeout_s=timeout_s, on_outcome=on_outcome)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            self._cancel(future)
+            raise
+
+    async def amap(
+        self,
+        task: Task | Callable[[Any], Any],
+        payloads: Sequence[Any],
+        *,
+        timeout_s: float,
+    ) -> list[Outcome]:
+        """Async ``map``: awaits the job without blocking the event loop."""
+        future = self.submit(task, payloads, timeout_s=timeout_s)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            self._cancel(future)
+            raise
+
+    def close(self) -> None:
+        """Stop the workers; unfinished jobs fail with ``cancelled``. Safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closing = True
+            thread = self._thread
+        if thread is not None:
+            self._wake()
+            thread.join()
+        with self._lock:
+            self._closed = True
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._wake_r = self._wake_w = -1
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- caller side helpers -----------------------------------------------------------------------
+
+    def _check_usable(self) -> None:
+        from truegrade.core import EngineError
+
+        if self._closing or self._closed:
+            raise EngineError("this engine is closed; create a new one")
+        if os.getpid() != self._pid:
+            raise EngineError(
+                "this engine belongs to the process that created it; after a fork, create a new "
+                "engine (default_engine() does this for you)"
+            )
+        if self._broken is not None:
+            raise EngineError(self._broken)
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            self._wake_r, self._wake_w = os.pipe()
+            os.set_blocking(self._wake_w, False)
+            self._thread = threading.Thread(target=self._run, name="truegrade-engine", daemon=True)
+            self._thread.start()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+
+    def _cancel(self, future: Future[list[Outcome]]) -> None:
+        with self._lock:
+            for job in itertools.chain(self._incoming, self._jobs):
+                if job.future is future:
+                    job.cancelled = True
+        self._wake()
+
+    # -- dispatcher thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:  # pragma: no cover - a bug here must not hang callers
+            self._broken = f"the engine's dispatcher failed: {type(exc).__name__}: {exc}"
+            self._fail_all(Failure.CRASHED, self._broken)
+            raise
+        finally:
+            for worker in list(self._workers):
+                self._stop_worker(worker, kill=worker.chunk is not None)
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                self._jobs.extend(self._incoming)
+                self._incoming.clear()
+                closing = self._closing
+            if closing:
+                self._fail_all(Failure.CANCELLED, "the engine was closed before this item ran")
+                return
+            self._drop_cancelled()
+            self._ensure_workers()
+            self._assign()
+            busy = [w for w in self._workers if w.chunk is not None]
+            timeout = self._poll_timeout(busy)
+            waitables: list[Any] = [w.outbox for w in self._workers]
+            waitables.append(self._wake_r)
+            for ready in wait(waitables, timeout):
+                if isinstance(ready, int):
+                    with contextlib.suppress(BlockingIOError, OSError):
+                        os.read(self._wake_r, 4096)
+                    continue
+                worker = next((w for w in self._workers if w.outbox is ready), None)
+                if worker is not None:
+                    self._receive(worker)
+            self._enforce_deadlines()
+
+    def _poll_timeout(self, busy: list[_Worker]) -> float:
+        if not busy:
+            return 1.0
+        now = time.monotonic_ns()
+        soonest = 0.05
+        for worker in busy:
+            chunk = worker.chunk
+            assert chunk is not None
+            seq, pos, start = worker.progress.read()
+            if seq == chunk.seq and pos >= 0:
+                left = (start + chunk.job.timeout_ns - now) / 1e9
+                soonest = min(soonest, max(left, 0.0005))
+        return soonest
+
+    def _ensure_workers(self) -> None:
+        while len(self._workers) < self.workers and self._broken is None:
+            try:
+                self._workers.append(self._spawn())
+            except OSError as exc:
+                self._broken = f"cannot start a worker process: {exc}"
+                self._fail_all(Failure.CRASHED, self._broken)
+                return
+
+    def _spawn(self) -> _Worker:
+        to_worker_r, to_worker_w = os.pipe()
+        from_worker_r, from_worker_w = os.pipe()
+        progress_fd = make_progress_fd()
+        for fd in (to_worker_w, from_worker_w):
+            with contextlib.suppress(OSError, AttributeError):
+                import fcntl
+
+                fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        env["TRUEGRADE_WORKER"] = "1"
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            env.setdefault(var, "1")
+        stdout = subprocess.DEVNULL if self.config.worker_output == "devnull" else None
+        try:
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "truegrade.exec._worker",
+                    str(to_worker_r),
+                    str(from_worker_w),
+                    str(progress_fd),
+                    str(self.config.memory_mb or 0),
+                ],
+                pass_fds=(to_worker_r, from_worker_w, progress_fd),
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                env=env,
+                start_new_session=True,
+            )
+        finally:
+            os.close(to_worker_r)
+            os.close(from_worker_w)
+        progress = Progress(progress_fd)
+        os.close(progress_fd)
+        self.counters["workers_started"] += 1
+        return _Worker(
+            proc,
+            Connection(to_worker_w, readable=False),
+            Connection(from_worker_r, writable=False),
+            progress,
+        )
+
+    def _assign(self) -> None:
+        for worker in self._workers:
+            if worker.chunk is not None or not self._jobs:
+                continue
+            job = self._next_job()
+            if job is None:
+                return
+            size = max(1, min(self.config.max_chunk, math.ceil(job.pending() / (2 * self.workers))))
+            indices: list[int] = []
+            while job.retry and len(indices) < size:
+                indices.append(job.retry.popleft())
+            while job.next_index < len(job.payloads) and len(indices) < size:
+                indices.append(job.next_index)
+                job.next_index += 1
+            chunk = _Chunk(job, next(self._seq), indices)
+            try:
+                if job.key not in worker.known:
+                    worker.inbox.send_bytes(dumps(("task", job.key, job.blob)))
+                    worker.known.add(job.key)
+                worker.inbox.send_bytes(
+                    dumps(("chunk", chunk.seq, job.key, [job.payloads[i] for i in indices]))
+                )
+            except (BrokenPipeError, OSError):
+                worker.chunk = chunk
+                self._retire(worker, blame=None)
+                return  # the worker list changed; the loop comes back here
+            worker.chunk = chunk
+
+    def _next_job(self) -> _Job | None:
+        for _ in range(len(self._jobs)):
+            job = self._jobs[0]
+            self._jobs.rotate(-1)  # round-robin among concurrent jobs
+            if job.pending() and not job.cancelled:
+                return job
+        return None
+
+    def _receive(self, worker: _Worker) -> None:
+        try:
+            while worker.outbox.poll():
+                message = safe_loads(worker.outbox.recv_bytes())
+                self._handle(worker, message)
+        except (EOFError, OSError):
+            self._retire(worker, blame=None)
+        except pickle.UnpicklingError as exc:
+            self.counters["protocol_errors"] += 1
+            self._retire(worker, blame=None, why=f"the worker broke protocol: {exc}")
+
+    def _handle(self, worker: _Worker, message: Any) -> None:
+        kind = message[0]
+        if kind == "ready":
+            worker.booted = True
+            self._boot_failures = 0
+            return
+        if kind != "results":
+            raise pickle.UnpicklingError(f"unexpected message {kind!r}")
+        _, seq, first, results = message
+        chunk = worker.chunk
+        if chunk is None or seq != chunk.seq or first != chunk.done:
+            raise pickle.UnpicklingError("results out of sequence")
+        job = chunk.job
+        for status, value, elapsed in results:
+            index = chunk.indices[chunk.done]
+            chunk.done += 1
+            if status == STATUS_OK:
+                outcome = Outcome(True, value, None, "", elapsed)
+            elif status == STATUS_MEMORY:
+                outcome = Outcome(False, None, Failure.MEMORY, str(value), elapsed)
+            else:
+                outcome = Outcome(False, None, Failure.EXCEPTION, str(value), elapsed)
+            self._settle(job, index, outcome)
+        if chunk.done >= len(chunk.indices):
+            worker.chunk = None
+
+    def _settle(self, job: _Job, index: int, outcome: Outcome) -> None:
+        if job.outcomes[index] is not None:
+            return
+        job.outcomes[index] = outcome
+        job.remaining -= 1
+        self.counters["items"] += 1
+        if outcome.failure:
+            self.counters[outcome.failure] += 1
+        callback_error: BaseException | None = None
+        if job.on_outcome is not None and not job.cancelled:
+            try:
+                job.on_outcome(index, outcome)
+            except BaseException as exc:
+                callback_error = exc
+                job.on_outcome = None
+        if callback_error is not None and not job.future.done():
+            job.future.set_exception(callback_error)
+        if job.remaining == 0:
+            if not job.future.done():
+                job.future.set_result([o for o in job.outcomes if o is not None])
+            with contextlib.suppress(ValueError):
+                self._jobs.remove(job)
+
+    def _enforce_deadlines(self) -> None:
+        now = time.monotonic_ns()
+        for worker in list(self._workers):
+            chunk = worker.chunk
+            if worker.proc.poll() is not None and worker in self._workers:
+                self._receive(worker)  # take what it sent before dying
+                if worker in self._workers:
+                    self._retire(worker, blame=None)
+                continue
+            if chunk is None:
+                continue
+            seq, pos, start = worker.progress.read()
+            if seq == chunk.seq and pos >= 0:
+                if now - start > chunk.job.timeout_ns:
+                    self._receive(worker)
+                    if worker in self._workers and worker.chunk is chunk and chunk.done <= pos:
+                        limit = chunk.job.timeout_ns / 1e9
+                        self._retire(
+                            worker,
+                            blame=pos,
+                            failure=Failure.TIMEOUT,
+                            why=f"the item ran past its {limit:g} s deadline; its worker was "
+                            "killed and replaced",
+                            elapsed=(now - start) / 1e9,
+                        )
+            elif (
+                seq != chunk.seq or pos == POS_SETUP
+            ) and now - chunk.dispatched_ns > self.config.setup_timeout_s * 1e9:
+                self._retire(
+                    worker,
+                    blame="all",
+                    failure=Failure.TIMEOUT,
+                    why=f"the worker did not start the task within {self.config.setup_timeout_s:g}"
+                    " s (setup_timeout_s)",
+                )
+
+    def _retire(
+        self,
+        worker: _Worker,
+        *,
+        blame: int | str | None,
+        failure: str = Failure.CRASHED,
+        why: str | None = None,
+        elapsed: float = 0.0,
+    ) -> None:
+        """Kill a worker and account for every item of its chunk; start a replacement."""
+        if worker not in self._workers:
+            return
+        self._workers.remove(worker)
+        chunk = worker.chunk
+        worker.chunk = None
+        in_setup = False
+        if chunk is not None and blame is None:
+            seq, pos, _ = worker.progress.read()
+            if seq == chunk.seq and pos >= 0:
+                blame = pos
+            elif seq == chunk.seq and pos == POS_SETUP:
+                in_setup = True
+        self._stop_worker(worker, kill=True)
+        returncode = worker.proc.returncode
+        if failure == Failure.CRASHED:
+            self.counters["worker_deaths"] += 1
+        if not worker.booted and failure == Failure.CRASHED:
+            self._boot_failures += 1
+            if self._boot_failures >= _MAX_BOOT_FAILURES:
+                self._broken = (
+                    f"worker processes die before they start ({_signal_name(returncode)}); "
+                    f"check that '{sys.executable} -m truegrade.exec._worker' can import truegrade"
+                )
+        if chunk is not None:
+            job = chunk.job
+            reason = why or _signal_name(returncode)
+            for local in range(chunk.done, len(chunk.indices)):
+                index = chunk.indices[local]
+                if blame == "all" or in_setup or blame == local:
+                    self._settle(job, index, Outcome(False, None, failure, reason, elapsed))
+                else:
+                    tries = job.attempts.get(index, 0) + 1
+                    job.attempts[index] = tries
+                    if tries >= _MAX_ATTEMPTS:
+                        self._settle(
+                            job,
+                            index,
+                            Outcome(
+                                False,
+                                None,
+                                Failure.CRASHED,
+                                f"{tries} workers died while this item was queued in them "
+                                f"(last: {reason})",
+                            ),
+                        )
+                    else:
+                        job.retry.appendleft(index)
+        if self._broken is not None:
+            self._fail_all(Failure.CRASHED, self._broken)
+
+    def _stop_worker(self, worker: _Worker, *, kill: bool = False) -> None:
+        if not kill and worker.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                worker.inbox.send_bytes(dumps(("stop",)))
+            try:
+                worker.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                kill = True
+        if kill or worker.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(worker.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                worker.proc.wait(timeout=10)
+        for conn in (worker.inbox, worker.outbox):
+            with contextlib.suppress(OSError):
+                conn.close()
+        with contextlib.suppress(BufferError, ValueError):
+            worker.progress.close()
+
+    def _drop_cancelled(self) -> None:
+        for job in list(self._jobs):
+            if job.cancelled:
+                for i, outcome in enumerate(job.outcomes):
+                    if outcome is None:
+                        job.outcomes[i] = Outcome(False, None, Failure.CANCELLED, "cancelled")
+                job.remaining = 0
+                job.retry.clear()
+                job.next_index = len(job.payloads)
+                self._jobs.remove(job)
+                for worker in self._workers:
+                    if worker.chunk is not None and worker.chunk.job is job:
+                        self._retire(
+                            worker, blame="all", failure=Failure.CANCELLED, why="cancelled"
+                        )
+
+    def _fail_all(self, failure: str, why: str) -> None:
+        with self._lock:
+            self._jobs.extend(self._incoming)
+            self._incoming.clear()
+        for job in list(self._jobs):
+            for i, outcome in enumerate(job.outcomes):
+                if outcome is None:
+                    self._settle(job, i, Outcome(False, None, failure, why))
+        self._jobs.clear()
+
+
+# -- the process-wide default engine ---------------------------------------------------------------
+
+_default: Engine | None = None
+_default_config = EngineConfig()
+_default_lock = threading.Lock()
+
+
+def configure_default_engine(config: EngineConfig | None = None, /, **overrides: Any) -> None:
+    """Set the settings of the engine graders use when none is given; restarts it if running."""
+    global _default, _default_config
+    base = config or _default_config
+    with _default_lock:
+        _default_config = EngineConfig(**{**base.__dict__, **overrides})
+        old, _default = _default, None
+    if old is not None and old._pid == os.getpid():
+        old.close()
+
+
+def default_engine() -> Engine:
+    """The shared engine, created on first use (and anew in a forked child)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default._pid != os.getpid() or _default._closing:
+            _default = Engine(_default_config)
+        return _default
+
+
+@atexit.register
+def _close_default() -> None:
+    engine = _default
+    if engine is not None and engine._pid == os.getpid():
+        engine.close()

@@ -1,0 +1,29 @@
+"""Simple, strict matchers: ``exact``, ``regex``, ``numeric``, ``choice`` and ``json``.
+
+Each one fails a response that gives several different answers (``hedged``) instead of picking
+the one that happens to match, and none of them tolerates more than it is configured to.
+"""
+
+from truegrade.graders.match._choice import ChoiceGrader, ChoiceOptions, extract_choices
+from truegrade.graders.match._exact import NORMALIZERS, ExactGrader, ExactOptions, normalize_text
+from truegrade.graders.match._json import JsonGrader, JsonOptions, fenced_blocks, strict_equal
+from truegrade.graders.match._numeric import NumericGrader, NumericOptions
+from truegrade.graders.match._regex import RegexGrader, RegexOptions
+
+__all__ = [
+    "NORMALIZERS",
+    "ChoiceGrader",
+    "ChoiceOptions",
+    "ExactGrader",
+    "ExactOptions",
+    "JsonGrader",
+    "JsonOptions",
+    "NumericGrader",
+    "NumericOptions",
+    "RegexGrader",
+    "RegexOptions",
+    "extract_choices",
+    "fenced_blocks",
+    "normalize_text",
+    "strict_equal",
+]
