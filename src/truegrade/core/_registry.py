@@ -180,15 +180,30 @@ def _build(spec: Any, options: Mapping[str, Any], *, base_dir: Path | None, wher
         data = {"path": path, "function": func, **data}
         kind = "python"
     if kind in _COMPOSITIONS:
-        grader = _build_composition(kind, data, base_dir=base_dir, where=where)
+        grader = _build_composition(kind, dict(data), base_dir=base_dir, where=where)
     else:
         factory = _resolve(kind)
         try:
             grader = factory(data, base_dir)
         except SpecError as exc:
             raise SpecError(f"{where}: {kind}: {exc}") from None
-    _attach_spec(grader, {"type": kind, **_plain(data)})
+    _attach_spec(grader, {"type": kind, **_plain(_absolute_paths(data, base_dir))})
     return grader
+
+
+_PATH_OPTIONS = ("path", "schema", "rubric")
+
+
+def _absolute_paths(data: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
+    """Options naming files, made absolute so a recorded spec rebuilds from anywhere."""
+    if base_dir is None:
+        return data
+    out = dict(data)
+    for key in _PATH_OPTIONS:
+        value = out.get(key)
+        if isinstance(value, str) and not Path(value).is_absolute() and (base_dir / value).exists():
+            out[key] = str((base_dir / value).resolve())
+    return out
 
 
 def _attach_spec(grader: Grader, spec: dict[str, Any]) -> None:

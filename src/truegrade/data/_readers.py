@@ -21,7 +21,6 @@ them) expands into one sample per response, with ids ``ID#k`` and ``group`` set 
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -145,7 +144,7 @@ def _json_array_rows(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         with _open_binary(path) as handle:
-            data = json.load(io.TextIOWrapper(handle, encoding="utf-8", errors="strict"))
+            data = json.loads(handle.read().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise DataError(f"not valid UTF-8 (byte {exc.start})", path=str(path)) from None
     except json.JSONDecodeError as exc:

@@ -681,7 +681,14 @@ class Engine:
                     f"worker processes die before they start ({_signal_name(returncode)}); "
                     f"check that '{sys.executable} -m truegrade.exec._worker' can import truegrade"
                 )
-        if chunk is not None:
+        if chunk is not None and self._broken is not None:
+            for local in range(chunk.done, len(chunk.indices)):
+                self._settle(
+                    chunk.job,
+                    chunk.indices[local],
+                    Outcome(False, None, Failure.CRASHED, self._broken),
+                )
+        elif chunk is not None:
             job = chunk.job
             reason = why or _signal_name(returncode)
             for local in range(chunk.done, len(chunk.indices)):

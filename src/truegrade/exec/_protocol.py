@@ -21,10 +21,10 @@ from typing import Any
 
 __all__ = [
     "PROGRESS_SLOTS",
-    "Progress",
     "STATUS_EXCEPTION",
     "STATUS_MEMORY",
     "STATUS_OK",
+    "Progress",
     "dumps",
     "make_progress_fd",
     "safe_loads",

@@ -77,6 +77,10 @@ def _run_chunk(
         started = perf()
         try:
             value, status = task(payload), STATUS_OK
+            problem = _plain_problem(value)
+            if problem is not None:
+                value = f"the task returned {problem}; tasks must return plain builtin data"
+                status = STATUS_EXCEPTION
         except MemoryError:
             value, status = (
                 "the item exhausted the worker's memory limit (MemoryError)",
@@ -95,6 +99,31 @@ def _run_chunk(
             last_flush = now
     if buffered or first == 0:
         _send_results(out, seq, first, buffered)
+
+
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None), bytes, complex})
+
+
+def _plain_problem(value: Any, depth: int = 0) -> str | None:
+    """Why ``value`` is not plain builtin data (exact types, not subclasses), or None."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return None
+    if depth > 50:
+        return "nested more than 50 levels"
+    if kind is dict:
+        for key, item in value.items():
+            problem = _plain_problem(key, depth + 1) or _plain_problem(item, depth + 1)
+            if problem:
+                return problem
+        return None
+    if kind in (list, tuple, set, frozenset):
+        for item in value:
+            problem = _plain_problem(item, depth + 1)
+            if problem:
+                return problem
+        return None
+    return f"a {kind.__module__}.{kind.__qualname__} object"
 
 
 def _send_results(

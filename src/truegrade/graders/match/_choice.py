@@ -22,7 +22,7 @@ from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdi
 
 __all__ = ["ChoiceGrader", "ChoiceOptions", "extract_choices"]
 
-_CUT = re.compile(r"[,;]|\s(?:because|since|as|which|for)\s", re.IGNORECASE)
+_CUT = re.compile(r"\s(?:because|since|as|which|for|not|rather|instead)\b", re.IGNORECASE)
 _LETTER = re.compile(r"(?<![A-Za-z0-9'])[(\[]?([A-Z])[)\]]?(?![A-Za-z0-9'])")
 _ALONE = re.compile(r"[ \t\n*_]*(?:\\text(?:bf)?\{)?[(\[]?([A-Za-z])[)\]]?\}?[.:]?[ \t\n*_]*")
 _TOKEN = re.compile(r"\(([A-Z])\)|\*\*([A-Z])\*\*")

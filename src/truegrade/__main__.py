@@ -1,0 +1,5 @@
+"""``python -m truegrade`` runs the command line."""
+
+from truegrade.cli import main
+
+main()

@@ -1,0 +1,225 @@
+"""``truegrade grade`` end to end, through a real process, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SLOW_REWARD = """
+import time
+
+def reward(prompts, completions, reference, **kwargs):
+    time.sleep(0.01)
+    return [float(c.strip() == str(r)) for c, r in zip(completions, reference, strict=True)]
+
+def hang(prompts, completions, **kwargs):
+    if completions[0] == "hang":
+        time.sleep(600)
+    return [1.0]
+"""
+
+
+def run(*args: str, cwd: Path, check: bool = False) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "truegrade", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"exit {result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def write_rows(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def results(path: Path) -> dict[str, dict]:
+    out = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        assert str(record["id"]) not in out, f"duplicate id {record['id']}"
+        record.pop("latency_ms")
+        out[str(record["id"])] = record
+    return out
+
+
+def test_version():
+    result = run("--version", cwd=Path.cwd(), check=True)
+    assert result.stdout.startswith("truegrade ")
+
+
+def test_grade_writes_results_and_a_summary(tmp_path):
+    data = write_rows(
+        tmp_path / "qa.jsonl",
+        [
+            {"id": "a", "response": "Answer: 42", "reference": 42, "group": "p1"},
+            {"id": "b", "response": "\\boxed{41}", "reference": 42, "group": "p1"},
+            {"id": "c", "response": "\\boxed{1} or \\boxed{42}", "reference": 42, "group": "p2"},
+            {"id": "d", "response": "no idea", "reference": 42, "group": "p2"},
+        ],
+    )
+    result = run("grade", str(data), "--grader", "numeric", cwd=tmp_path, check=True)
+    out = tmp_path / "qa.grades.jsonl"
+    records = results(out)
+    assert [r["passed"] for r in records.values()] == [True, False, False, False]
+    assert records["c"]["flags"] == ["hedged"]
+    assert "25.00% (1 of 4)" in result.stdout
+    assert "clustered over 2 groups" in result.stdout
+    assert "flag hedged" in result.stdout
+    assert f"results: {out.name}" in result.stdout.replace(str(tmp_path) + "/", "")
+
+
+def test_grader_options_limit_and_workers(tmp_path):
+    data = write_rows(tmp_path / "d.jsonl", [{"response": "PARIS", "reference": "paris"}] * 5)
+    run(
+        "grade",
+        str(data),
+        "-g",
+        "exact",
+        "-o",
+        "normalize=[casefold, strip]",
+        "--limit",
+        "3",
+        "--workers",
+        "1",
+        "--out",
+        "o.jsonl",
+        cwd=tmp_path,
+        check=True,
+    )
+    records = results(tmp_path / "o.jsonl")
+    assert list(records) == ["1", "2", "3"] and all(r["passed"] for r in records.values())
+
+
+def test_user_errors_are_one_clear_line(tmp_path):
+    data = write_rows(tmp_path / "d.jsonl", [{"response": "x", "reference": "x"}])
+    bad_grader = run("grade", str(data), "-g", "exakt", cwd=tmp_path)
+    assert bad_grader.returncode == 2
+    assert "unknown grader 'exakt'" in bad_grader.stderr and "Traceback" not in bad_grader.stderr
+    bad_option = run("grade", str(data), "-g", "exact", "-o", "nope", cwd=tmp_path)
+    assert bad_option.returncode == 2 and "KEY=VALUE" in bad_option.stderr
+    run("grade", str(data), "-g", "exact", "--out", "o.jsonl", cwd=tmp_path, check=True)
+    exists = run("grade", str(data), "-g", "exact", "--out", "o.jsonl", cwd=tmp_path)
+    assert exists.returncode == 2 and "--resume" in exists.stderr
+    missing = run("grade", "nope.jsonl", "-g", "exact", cwd=tmp_path)
+    assert missing.returncode == 2 and "nope.jsonl: no such file" in missing.stderr
+
+
+def test_malformed_rows_stop_with_file_and_line_or_are_skipped(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(
+        b'{"id": 1, "response": "x", "reference": "x"}\n'
+        b'{"id": 2, "response": "x", "reference": \n'
+        b'{"id": 3, "reference": "x"}\n'
+        b'{"id": 1, "response": "x", "reference": "x"}\n'
+        b'{"id": 5, "response": "\xc3\x28", "reference": "x"}\n'
+        b'{"id": 6, "response": "x", "reference": "x"}\n'
+    )
+    stopped = run("grade", str(data), "-g", "exact", cwd=tmp_path)
+    assert stopped.returncode == 2
+    assert "d.jsonl:2: malformed JSON" in stopped.stderr
+    skipped = run(
+        "grade",
+        str(data),
+        "-g",
+        "exact",
+        "--skip-bad-rows",
+        "--out",
+        "o.jsonl",
+        cwd=tmp_path,
+        check=True,
+    )
+    assert "skipped 4 malformed rows" in skipped.stderr
+    assert list(results(tmp_path / "o.jsonl")) == ["1", "6"]
+    bad = [json.loads(x) for x in (tmp_path / "o.jsonl.bad-rows.jsonl").read_text().splitlines()]
+    reasons = {b["line"]: b["error"] for b in bad}
+    assert reasons[2].startswith("malformed JSON")
+    assert "field 'response' is missing" in reasons[3]
+    assert "duplicate id 1 (first seen on line 1)" in reasons[4]
+    assert reasons[5].startswith("not valid UTF-8")
+
+
+def test_missing_response_names_field_and_row(tmp_path):
+    data = write_rows(
+        tmp_path / "d.jsonl",
+        [{"id": 1, "response": "x", "reference": "x"}, {"id": 2, "reference": "x"}],
+    )
+    result = run("grade", str(data), "-g", "exact", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "d.jsonl:2: field 'response' is missing" in result.stderr
+
+
+def test_huge_binary_and_control_character_responses_are_graded_or_rejected(tmp_path):
+    data = write_rows(
+        tmp_path / "d.jsonl",
+        [
+            {"id": "huge", "response": "7" * 10_000_000, "reference": 7},
+            {
+                "id": "binary",
+                "response": "".join(chr(i) for i in range(0, 256)) * 10,
+                "reference": 7,
+            },
+            {"id": "surrogate", "response": "\ud800\udfff 7", "reference": 7},
+            {"id": "fine", "response": "7", "reference": 7},
+        ],
+    )
+    run("grade", str(data), "-g", "numeric", cwd=tmp_path, check=True)
+    records = results(tmp_path / "d.grades.jsonl")
+    assert records["huge"]["flags"] == ["response_too_long"] and records["huge"]["passed"] is False
+    assert records["binary"]["passed"] is False
+    assert records["surrogate"]["passed"] is False
+    assert records["fine"]["passed"] is True
+
+
+def test_timeout_override_kills_a_hanging_reward_function(tmp_path):
+    (tmp_path / "rewards.py").write_text(SLOW_REWARD)
+    data = write_rows(tmp_path / "d.jsonl", [{"response": "hang"}, {"response": "ok"}])
+    run("grade", str(data), "-g", "rewards.py:hang", "--timeout-s", "0.5", cwd=tmp_path, check=True)
+    records = results(tmp_path / "d.grades.jsonl")
+    assert records["1"]["flags"] == ["timeout"] and records["1"]["error"]
+    assert records["2"]["score"] == 1.0
+
+
+@pytest.mark.slow
+def test_resume_after_sigkill_equals_a_clean_run(tmp_path):
+    (tmp_path / "rewards.py").write_text(SLOW_REWARD)
+    rows = [{"id": f"r{i}", "response": str(i % 7), "reference": str(i % 5)} for i in range(400)]
+    data = write_rows(tmp_path / "d.jsonl", rows)
+    args = ["grade", str(data), "-g", "rewards.py:reward", "--workers", "2", "--batch-size", "8"]
+
+    run(*args, "--out", "clean.jsonl", cwd=tmp_path, check=True)
+    clean = results(tmp_path / "clean.jsonl")
+    assert len(clean) == 400
+
+    out = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "truegrade", *args, "--out", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if out.exists() and out.read_bytes().count(b"\n") >= 60:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = out.read_bytes().count(b"\n")
+    assert 60 <= partial < 400, "the run should have been killed part-way"
+
+    resumed = run(*args, "--out", str(out), "--resume", cwd=tmp_path, check=True)
+    assert "rows" in resumed.stdout
+    assert results(out) == clean

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import gzip
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from truegrade.core import DataError
+from truegrade.data import count_rows, read_rows, read_samples
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_jsonl_lines_are_one_based_and_blank_lines_skipped(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"response": "a"}\n\n{"response": "b"}\n')
+    assert [(line, s.id) for line, s in read_samples(path)] == [(1, 1), (3, 3)]
+    assert count_rows(path) == 3
+
+
+def test_gzip_and_json_arrays(tmp_path):
+    gz = tmp_path / "d.jsonl.gz"
+    with gzip.open(gz, "wt") as handle:
+        handle.write('{"id": "x", "response": "a"}\n')
+    assert [s.id for _, s in read_samples(gz)] == ["x"]
+    arr = tmp_path / "d.json"
+    arr.write_text(json.dumps([{"response": "a"}, {"response": "b"}]))
+    assert len(list(read_samples(arr))) == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"response": "a"}\n{"response": \n', r"d\.jsonl:2: malformed JSON"),
+        (b'{"response": "a"}\n[1, 2]\n', r"d\.jsonl:2: a row must be a JSON object, got list"),
+        (b'{"response": "\xff\xfe"}\n', r"d\.jsonl:1: not valid UTF-8"),
+        (b"[" * 100_000 + b"\n", r"d\.jsonl:1: malformed JSON"),
+        (b'{"id": 1, "label": "perhaps", "response": "x"}\n', r"d\.jsonl:1: field 'label'"),
+    ],
+)
+def test_malformed_rows_name_file_and_line(tmp_path, content, message):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(DataError, match=message):
+        list(read_samples(path))
+
+
+def test_bad_rows_can_be_collected_instead(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"response": "a"}\nnot json\n\xff\n{"response": "b"}\n')
+    bad = []
+    good = [s.id for _, s in read_samples(path, on_bad_row=bad.append)]
+    assert good == [1, 4]
+    assert [(b.line, b.error.split(":")[0]) for b in bad] == [
+        (2, "malformed JSON"),
+        (3, "not valid UTF-8 (byte 0 of the line)"),
+    ]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(DataError, match="no such file"):
+        list(read_rows(tmp_path / "nope.jsonl"))
+
+
+def test_verl_parquet_rows_are_read_as_they_are(tmp_path):
+    table = pa.Table.from_pylist(
+        [
+            {
+                "data_source": "openai/gsm8k",
+                "prompt": [{"role": "user", "content": "What is 6*7?"}],
+                "ability": "math",
+                "reward_model": {"style": "rule", "ground_truth": "42"},
+                "extra_info": {"split": "train", "index": 0},
+                "response": "#### 42",
+            }
+        ]
+    )
+    path = tmp_path / "train.parquet"
+    pq.write_table(table, path)
+    [(line, sample)] = list(read_samples(path))
+    assert line == 1 and sample.reference == "42"
+    assert sample.prompt == [{"role": "user", "content": "What is 6*7?"}]
+    assert sample.metadata["data_source"] == "openai/gsm8k"
+    assert sample.metadata["extra_info"] == {"split": "train", "index": 0}
+    assert sample.metadata["reward_style"] == "rule"
+    assert count_rows(path) == 1
+
+
+def test_openrlhf_rows_when_asked(tmp_path):
+    path = write_jsonl(tmp_path / "o.jsonl", [{"input": "q", "label": "42", "output": "42"}])
+    [(_, sample)] = list(read_samples(path, fmt="openrlhf"))
+    assert (sample.prompt, sample.reference, sample.response, sample.label) == (
+        "q",
+        "42",
+        "42",
+        None,
+    )
+
+
+def test_field_map_with_dotted_paths(tmp_path):
+    path = write_jsonl(tmp_path / "m.jsonl", [{"q": "x", "out": {"text": "y"}, "gold": 1}])
+    [(_, s)] = list(
+        read_samples(path, field_map={"prompt": "q", "response": "out.text", "reference": "gold"})
+    )
+    assert (s.prompt, s.response, s.reference) == ("x", "y", 1)
+    assert "q" not in s.metadata and "gold" not in s.metadata
+    with pytest.raises(DataError, match="has no 'missing'"):
+        list(read_samples(path, field_map={"response": "missing"}))
+
+
+def test_a_responses_list_expands_into_a_group(tmp_path):
+    path = write_jsonl(tmp_path / "g.jsonl", [{"id": "q1", "responses": ["a", "b"], "answer": 1}])
+    samples = [s for _, s in read_samples(path)]
+    assert [(s.id, s.group, s.response, s.reference) for s in samples] == [
+        ("q1#0", "q1", "a", 1),
+        ("q1#1", "q1", "b", 1),
+    ]

@@ -1,0 +1,229 @@
+"""The engine's contract: every item gets an outcome, in order, whatever the item does."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+from tests.exec import engine_tasks as t
+from truegrade.core import EngineError
+from truegrade.exec import Engine, Failure, default_engine
+from truegrade.exec._protocol import dumps, safe_loads
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with Engine(workers=2, memory_mb=2048) as eng:
+        yield eng
+
+
+def test_results_come_back_in_input_order(engine):
+    payloads = [("nap", d) for d in (0.05, 0.0, 0.03, 0.0, 0.01, 0.0)] + list(range(500))
+    outcomes = engine.map(t.misbehave, payloads, timeout_s=5)
+    assert [o.value for o in outcomes] == [p[1] if isinstance(p, tuple) else p for p in payloads]
+    assert all(o.ok for o in outcomes)
+
+
+def test_a_hung_item_is_killed_at_its_deadline_and_the_batch_goes_on(engine):
+    started = engine.counters["workers_started"]
+    payloads = [1, "spin", 2, "sleep", 3] + list(range(100, 200))
+    outcomes = engine.map(t.misbehave, payloads, timeout_s=0.5)
+    assert [o.failure for o in outcomes[:5]] == [None, Failure.TIMEOUT, None, Failure.TIMEOUT, None]
+    assert "0.5 s deadline" in outcomes[1].message
+    assert outcomes[1].elapsed_s >= 0.5
+    assert [o.value for o in outcomes[5:]] == list(range(100, 200))
+    # two kills, two replacements (the replacement of the last may still be starting)
+    assert engine.counters["workers_started"] - started >= 1
+    # the pool is healthy afterwards
+    assert [o.value for o in engine.map(t.square, [3, 4], timeout_s=5)] == [9, 16]
+
+
+def test_a_hung_item_in_the_middle_of_a_large_chunk_blames_only_that_item():
+    with Engine(workers=1, max_chunk=64) as eng:
+        payloads = list(range(30)) + ["spin"] + list(range(30, 60))
+        outcomes = eng.map(t.misbehave, payloads, timeout_s=0.5)
+    assert [o.failure for o in outcomes].count(Failure.TIMEOUT) == 1
+    assert outcomes[30].failure == Failure.TIMEOUT
+    assert [o.value for i, o in enumerate(outcomes) if i != 30] == list(range(60))
+
+
+def test_crashes_segfaults_and_memory_bombs_are_contained(engine):
+    payloads = ["exit", 1, "segv", 2, "memory", 3, "kill_self", 4]
+    outcomes = engine.map(t.misbehave, payloads, timeout_s=10)
+    assert outcomes[0].failure == Failure.CRASHED
+    assert "exited with code 3" in outcomes[0].message
+    assert outcomes[2].failure == Failure.CRASHED
+    assert "SIGSEGV" in outcomes[2].message
+    assert outcomes[4].failure == Failure.MEMORY
+    assert outcomes[6].failure == Failure.CRASHED
+    assert "SIGKILL" in outcomes[6].message
+    assert [outcomes[i].value for i in (1, 3, 5, 7)] == [1, 2, 3, 4]
+
+
+def test_exceptions_including_system_exit_are_outcomes_not_worker_deaths(engine):
+    deaths = engine.counters["worker_deaths"]
+    outcomes = engine.map(t.misbehave, ["raise", "system_exit", "keyboard", 5], timeout_s=5)
+    assert outcomes[0].failure == Failure.EXCEPTION
+    assert "ValueError: planted failure" in outcomes[0].message
+    assert "engine_tasks.py" in outcomes[0].message
+    assert outcomes[1].failure == Failure.EXCEPTION and "SystemExit" in outcomes[1].message
+    assert outcomes[2].failure == Failure.EXCEPTION and "KeyboardInterrupt" in outcomes[2].message
+    assert outcomes[3].value == 5
+    assert engine.counters["worker_deaths"] == deaths
+
+
+def test_only_plain_builtin_data_leaves_a_worker(engine):
+    outcomes = engine.map(t.misbehave, ["fraction", "int_subclass"], timeout_s=5)
+    assert outcomes[0].failure == Failure.EXCEPTION
+    assert "fractions.Fraction" in outcomes[0].message
+    assert outcomes[1].failure == Failure.EXCEPTION  # an always-equal int cannot get out
+    assert "Sneaky" in outcomes[1].message
+
+
+def test_the_parent_refuses_to_unpickle_anything_but_builtin_values():
+    assert safe_loads(dumps({"a": [1, 2.0, "x", None, (True,)], "s": {1}})) == {
+        "a": [1, 2.0, "x", None, (True,)],
+        "s": {1},
+    }
+    with pytest.raises(Exception, match=r"posix\.system"):
+        safe_loads(dumps(os.system))
+
+
+def test_the_whole_process_group_dies_with_a_timed_out_worker(engine, tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    [outcome] = engine.map(t.misbehave, [("grandchild", str(pid_file))], timeout_s=1.0)
+    assert outcome.failure == Failure.TIMEOUT
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid), "the grandchild survived its worker"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_setup_runs_once_per_worker_and_a_failing_setup_is_reported(engine):
+    outcomes = engine.map(t.Counter(), list(range(200)), timeout_s=5)
+    per_pid = {o.value[0]: o.value[1] for o in outcomes}
+    assert set(per_pid.values()) == {1}
+    failed = engine.map(t.Counter(fail_setup=True), [1, 2], timeout_s=5)
+    assert all(o.failure == Failure.EXCEPTION for o in failed)
+    assert "setup failed: RuntimeError: setup refused" in failed[0].message
+
+
+def test_concurrent_callers_from_threads_each_get_their_own_results(engine):
+    def job(k: int) -> list[int]:
+        return [o.value for o in engine.map(t.square, list(range(k, k + 300)), timeout_s=5)]
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(job, range(0, 8000, 1000)))
+    for k, values in zip(range(0, 8000, 1000), results, strict=True):
+        assert values == [x * x for x in range(k, k + 300)]
+
+
+def test_async_callers_share_the_engine_without_blocking_the_loop(engine):
+    async def main() -> list[list[int]]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        tick_task = asyncio.create_task(ticker())
+        jobs = [engine.amap(t.misbehave, [("nap", 0.2), k], timeout_s=5) for k in range(4)]
+        outcomes = await asyncio.gather(*jobs)
+        tick_task.cancel()
+        assert ticks >= 5, "the event loop was blocked while waiting"
+        return [[o.value for o in job] for job in outcomes]
+
+    assert asyncio.run(main()) == [[0.2, k] for k in range(4)]
+
+
+def _engine_in_child(n: int) -> list[int]:
+    with Engine(workers=1) as eng:
+        return [o.value for o in eng.map(t.square, list(range(n)), timeout_s=5)]
+
+
+def test_works_inside_other_process_pools_including_daemonic_ones():
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=ctx) as pool:
+        assert pool.submit(_engine_in_child, 5).result(timeout=60) == [0, 1, 4, 9, 16]
+    with ctx.Pool(1) as pool:  # multiprocessing.Pool workers are daemonic
+        assert pool.apply(_engine_in_child, (4,)) == [0, 1, 4, 9]
+
+
+def test_streaming_callback_sees_every_outcome(engine):
+    seen: dict[int, object] = {}
+    lock = threading.Lock()
+
+    def record(index: int, outcome) -> None:
+        with lock:
+            seen[index] = outcome.value
+
+    engine.map(t.square, list(range(50)), timeout_s=5, on_outcome=record)
+    assert seen == {i: i * i for i in range(50)}
+
+
+def test_close_cancels_pending_work_and_refuses_new_work():
+    eng = Engine(workers=1)
+    future = eng.submit(t.misbehave, [("nap", 0.3)] * 20, timeout_s=5)
+    time.sleep(0.1)
+    eng.close()
+    outcomes = future.result(timeout=30)
+    assert any(o.failure == Failure.CANCELLED for o in outcomes)
+    with pytest.raises(EngineError, match="closed"):
+        eng.map(t.square, [1], timeout_s=1)
+
+
+def test_unpicklable_tasks_are_refused_with_a_clear_error(engine):
+    with pytest.raises(TypeError, match="module-level"):
+        engine.map(lambda x: x, [1], timeout_s=1)
+
+
+def test_workers_that_cannot_start_break_the_engine_with_a_clear_error(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    eng = Engine(workers=1, setup_timeout_s=10)
+    try:
+        outcomes = eng.map(t.square, [1, 2], timeout_s=5)
+        assert all(o.failure == Failure.CRASHED for o in outcomes)
+        assert "die before they start" in outcomes[0].message
+        with pytest.raises(EngineError, match="die before they start"):
+            eng.map(t.square, [1], timeout_s=1)
+    finally:
+        eng.close()
+
+
+def test_an_empty_job_needs_no_workers():
+    with Engine(workers=1) as eng:
+        assert eng.map(t.square, [], timeout_s=1) == []
+        assert eng.counters["workers_started"] == 0
+
+
+def test_default_engine_is_shared_and_rebuilt_after_fork():
+    assert default_engine() is default_engine()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: the parent's engine is not usable here; the default is rebuilt
+        try:
+            ok = default_engine().map(t.square, [7], timeout_s=5)[0].value == 49
+        except BaseException:
+            ok = False
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"

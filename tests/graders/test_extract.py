@@ -1,0 +1,57 @@
+"""The shared final-answer extractor: every statement counts, and nothing in it can be made slow."""
+
+from __future__ import annotations
+
+import pytest
+
+from truegrade.graders._extract import boxed_contents, clean_answer, final_answers
+
+
+def test_boxes_are_brace_balanced_and_nested_boxes_belong_to_the_outer_one():
+    assert boxed_contents(r"so \boxed{\frac{1}{2}} and \fbox{x^{2}}") == [r"\frac{1}{2}", "x^{2}"]
+    assert boxed_contents(r"\boxed{a \boxed{b}}") == [r"a \boxed{b}"]
+    assert boxed_contents(r"\boxed{unclosed") == []
+
+
+def test_all_explicit_statements_are_returned():
+    text = "Work...\nFinal Answer: 7\n\\boxed{8}\n#### 9"
+    found = final_answers(text)
+    assert found.level == "explicit"
+    assert sorted(found.statements) == ["7", "8", "9"]
+
+
+def test_answer_line_wrapping_a_box_is_one_statement():
+    assert final_answers("Answer: $\\boxed{5}$").statements == ("5",)
+
+
+def test_phrased_answers_only_when_nothing_explicit():
+    assert final_answers("I think the answer is 12. Done").statements == ("12",)
+    assert final_answers("the answer is 3\n\\boxed{4}").statements == ("4",)
+    assert final_answers("nothing here").level == "none"
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [("  **42**. ", "42"), ("$x+1$", "x+1"), ("\\(3\\)", "3"), ("1..", "1..")],
+)
+def test_clean_answer(raw, clean):
+    assert clean_answer(raw) == clean
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "answer" + " " * 200_000 + "x",
+        ("the answer " + " " * 1000) * 200,
+        "\\boxed{" * 20_000,
+        "{" * 100_000 + "\\boxed{1}",
+        ("Answer: 1\n" * 50_000),
+        "####" + " \t" * 100_000,
+        ("\\boxed{}" * 100_000),
+    ],
+)
+def test_hostile_inputs_finish(hostile):
+    # linear-time by construction: a quadratic pattern would not finish under the timeout
+    found = final_answers(hostile)
+    assert len(found.statements) <= 64

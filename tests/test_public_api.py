@@ -1,0 +1,60 @@
+"""The public surface: every package's ``__all__`` is sorted, complete and importable."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import truegrade
+
+PACKAGES = [
+    "truegrade",
+    "truegrade.core",
+    "truegrade.exec",
+    "truegrade.data",
+    "truegrade.graders",
+    "truegrade.graders.match",
+    "truegrade.graders.python",
+    "truegrade.stats",
+    "truegrade.cli",
+]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_unique_and_every_name_resolves(name):
+    # (ruff's RUF022 keeps each __all__ sorted)
+    module = importlib.import_module(name)
+    exported = list(module.__all__)
+    assert len(exported) == len(set(exported))
+    for attr in exported:
+        assert getattr(module, attr) is not None, f"{name}.{attr}"
+
+
+def test_top_level_api_has_the_contracts():
+    for name in ("Sample", "Grade", "Grader", "load_grader"):
+        assert name in truegrade.__all__
+
+
+def test_importing_truegrade_is_cheap():
+    # workers import the package; the core and its dependencies load only when used
+    code = (
+        "import sys, truegrade; print('pydantic' in sys.modules, 'truegrade.core' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_engine_does_not_import_the_layers_above_it():
+    code = (
+        "import sys, truegrade.exec; "
+        "print(sorted(m for m in sys.modules if m.startswith('truegrade')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = ast.literal_eval(out.stdout)
+    assert all(
+        m.startswith(("truegrade.exec", "truegrade._version")) or m == "truegrade" for m in loaded
+    ), loaded
