@@ -17,7 +17,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["FinalAnswers", "boxed_contents", "clean_answer", "final_answers"]
+__all__ = [
+    "FinalAnswers",
+    "boxed_contents",
+    "check_pattern",
+    "clean_answer",
+    "final_answers",
+    "pattern_matches",
+]
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
 _BRACE = re.compile(r"[{}]")
@@ -116,3 +123,21 @@ def final_answers(text: str) -> FinalAnswers:
 def _first_sentence(text: str) -> str:
     match = _SENTENCE_END.search(text)
     return text[: match.start()] if match else text
+
+
+def check_pattern(value: str) -> str:
+    """Validate a user's regular expression at spec-load time (a clear error, not a late one)."""
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from None
+    return value
+
+
+def pattern_matches(pattern: str, text: str) -> list[str]:
+    """Every match of a user's extraction pattern: its first group if it has one, else the match.
+
+    User patterns can backtrack without end, so callers run this in killable workers.
+    """
+    compiled = re.compile(pattern)
+    return [m.group(1) if compiled.groups else m.group(0) for m in compiled.finditer(text)]

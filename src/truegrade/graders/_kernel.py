@@ -23,6 +23,7 @@ __all__ = [
     "GraderOptions",
     "Kernel",
     "KernelGrader",
+    "error_verdict",
     "grade_from_outcome",
     "grade_from_verdict",
     "set_timeout",
@@ -78,6 +79,11 @@ def verdict(
         "explanation": explanation,
         "subscores": subscores or {},
     }
+
+
+def error_verdict(message: str, *flags: str) -> dict[str, Any]:
+    """A kernel's verdict when it could not grade (a broken reference, a misbehaving function)."""
+    return {"score": 0.0, "passed": None, "error": message, "flags": list(flags)}
 
 
 def grade_from_verdict(value: Any, elapsed_s: float) -> Grade:

@@ -18,7 +18,13 @@ from pydantic import field_validator
 
 from truegrade.core import Flag
 from truegrade.graders._extract import final_answers
-from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdict
+from truegrade.graders._kernel import (
+    GraderOptions,
+    Kernel,
+    KernelGrader,
+    error_verdict,
+    verdict,
+)
 
 __all__ = ["ChoiceGrader", "ChoiceOptions", "extract_choices"]
 
@@ -78,12 +84,10 @@ class _ChoiceKernel:
         response, reference = payload
         key = str(reference).strip().strip("()[]. ").upper()
         if len(key) != 1 or key not in self.choices:
-            return {
-                "score": 0.0,
-                "passed": None,
-                "flags": ["bad_reference"],
-                "error": f"the reference {str(reference)[:20]!r} is not one of {self.choices}",
-            }
+            return error_verdict(
+                f"the reference {str(reference)[:20]!r} is not one of {self.choices}",
+                "bad_reference",
+            )
         letters, level = extract_choices(response)
         if not letters:
             return verdict(False, "no option letter found", Flag.NO_ANSWER)

@@ -11,12 +11,12 @@ import re
 import string
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import field_validator
 
 from truegrade.core import Flag
-from truegrade.graders._extract import final_answers
+from truegrade.graders._extract import check_pattern, final_answers, pattern_matches
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdict
 
 __all__ = ["NORMALIZERS", "ExactGrader", "ExactOptions", "normalize_text"]
@@ -30,15 +30,7 @@ Normalizer = Literal[
     "collapse_whitespace",
     "strip",
 ]
-NORMALIZERS: tuple[str, ...] = (
-    "nfkc",
-    "casefold",
-    "lower",
-    "strip_punctuation",
-    "remove_articles",
-    "collapse_whitespace",
-    "strip",
-)
+NORMALIZERS: tuple[str, ...] = get_args(Normalizer)
 """The normalisation steps, in the order they are applied."""
 
 _PUNCT = str.maketrans("", "", string.punctuation)
@@ -81,10 +73,7 @@ class ExactOptions(GraderOptions):
     @classmethod
     def _valid_pattern(cls, value: str | None) -> str | None:
         if value is not None and value != "final_answer":
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from None
+            check_pattern(value)
         return value
 
 
@@ -102,10 +91,7 @@ class _ExactKernel:
         elif self.extract == "final_answer":
             candidates = list(final_answers(response).statements)
         else:
-            pattern = re.compile(self.extract)
-            candidates = [
-                m.group(1) if pattern.groups else m.group(0) for m in pattern.finditer(response)
-            ]
+            candidates = pattern_matches(self.extract, response)
         answers = list(dict.fromkeys(normalize_text(c, self.steps) for c in candidates))
         if not answers:
             return verdict(False, "no answer found in the response", Flag.NO_ANSWER)

@@ -18,7 +18,13 @@ from jsonschema.exceptions import SchemaError
 from pydantic import model_validator
 
 from truegrade.core import Flag, Sample, SpecError
-from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdict
+from truegrade.graders._kernel import (
+    GraderOptions,
+    Kernel,
+    KernelGrader,
+    error_verdict,
+    verdict,
+)
 
 __all__ = ["JsonGrader", "JsonOptions", "fenced_blocks", "strict_equal"]
 
@@ -120,12 +126,9 @@ class _JsonKernel:
         if self.schema_from_reference:
             problem = _check_schema(schema)
             if problem:
-                return {
-                    "score": 0.0,
-                    "passed": None,
-                    "flags": ["bad_reference"],
-                    "error": f"the reference is not usable as a schema: {problem}",
-                }
+                return error_verdict(
+                    f"the reference is not usable as a schema: {problem}", "bad_reference"
+                )
             validator = self._validator_for(schema)
         elif schema is not None:
             if self._validator is None:

@@ -7,7 +7,6 @@ or ``500``; ``50%`` matches ``50%`` and, when the reference is ``50%``, a bare `
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -15,8 +14,14 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from truegrade.core import Flag
-from truegrade.graders._extract import final_answers
-from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdict
+from truegrade.graders._extract import check_pattern, final_answers, pattern_matches
+from truegrade.graders._kernel import (
+    GraderOptions,
+    Kernel,
+    KernelGrader,
+    error_verdict,
+    verdict,
+)
 from truegrade.graders._numbers import ParsedNumber, parse_number, within_tolerance
 
 __all__ = ["NumericGrader", "NumericOptions"]
@@ -40,10 +45,7 @@ class NumericOptions(GraderOptions):
     @classmethod
     def _valid_pattern(cls, value: str) -> str:
         if value != "final_answer":
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from None
+            check_pattern(value)
         return value
 
 
@@ -67,20 +69,14 @@ class _NumericKernel:
         response, reference = payload
         target = _reference_number(reference)
         if target.value is None:
-            return {
-                "score": 0.0,
-                "passed": None,
-                "flags": ["bad_reference"],
-                "error": f"the reference {str(reference)[:60]!r} is not a number",
-            }
+            return error_verdict(
+                f"the reference {str(reference)[:60]!r} is not a number", "bad_reference"
+            )
         if self.extract == "final_answer":
             found = final_answers(response)
             candidates = list(found.statements) or [response]
         else:
-            pattern = re.compile(self.extract)
-            candidates = [
-                m.group(1) if pattern.groups else m.group(0) for m in pattern.finditer(response)
-            ]
+            candidates = pattern_matches(self.extract, response)
         if not candidates:
             return verdict(False, "no answer found", Flag.NO_ANSWER)
         parsed = [parse_number(c) for c in candidates]

@@ -14,7 +14,14 @@ from typing import Any, Literal
 from pydantic import model_validator
 
 from truegrade.core import Sample
-from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdict
+from truegrade.graders._extract import check_pattern
+from truegrade.graders._kernel import (
+    GraderOptions,
+    Kernel,
+    KernelGrader,
+    error_verdict,
+    verdict,
+)
 
 __all__ = ["RegexGrader", "RegexOptions"]
 
@@ -43,10 +50,7 @@ class RegexOptions(GraderOptions):
         if (self.pattern is None) == (not self.pattern_from_reference):
             raise ValueError("give exactly one of 'pattern' or 'pattern_from_reference: true'")
         if self.pattern is not None:
-            try:
-                re.compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"'pattern' is not a valid regular expression: {exc}") from None
+            check_pattern(self.pattern)
         return self
 
 
@@ -61,21 +65,13 @@ class _RegexKernel:
         response, reference = payload
         source = self.pattern if self.pattern is not None else reference
         if not isinstance(source, str):
-            return {
-                "score": 0.0,
-                "passed": None,
-                "error": "the reference is not a pattern string",
-                "flags": ["bad_reference"],
-            }
+            return error_verdict("the reference is not a pattern string", "bad_reference")
         try:
             compiled = re.compile(source, self.flags)
         except re.error as exc:
-            return {
-                "score": 0.0,
-                "passed": None,
-                "flags": ["bad_reference"],
-                "error": f"the reference is not a valid regular expression: {exc}",
-            }
+            return error_verdict(
+                f"the reference is not a valid regular expression: {exc}", "bad_reference"
+            )
         match = getattr(compiled, self.mode)(response)
         if self.negate:
             if match is None:

@@ -26,7 +26,7 @@ from pydantic import ConfigDict, model_validator
 
 from truegrade.core import Flag, Sample, SpecError
 from truegrade.exec import default_engine
-from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader
+from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, error_verdict
 from truegrade.graders.python._signature import (
     CallShape,
     Signature,
@@ -122,19 +122,19 @@ class _PythonKernel:
         if self.signature == "trl":
             raw = self._call_trl(payload)
             if not isinstance(raw, (list, tuple)) and not hasattr(raw, "__len__"):
-                return _error(
+                return error_verdict(
                     f"returned {type(raw).__name__}, not a list of rewards", Flag.INVALID_SCORE
                 )
             rewards = list(raw)
             if len(rewards) != 1:
-                return _error(
+                return error_verdict(
                     f"returned {len(rewards)} rewards for 1 completion", Flag.INVALID_SCORE
                 )
             return self._verdict(rewards[0], {})
         raw = self._call_verl(payload)
         if isinstance(raw, dict):
             if "score" not in raw:
-                return _error(
+                return error_verdict(
                     f"returned a dict without 'score' (keys: {sorted(raw)[:8]})", Flag.INVALID_SCORE
                 )
             extras = {k: v for k, v in raw.items() if k != "score"}
@@ -176,13 +176,13 @@ class _PythonKernel:
 
     def _verdict(self, value: Any, extras: dict[str, Any]) -> dict[str, Any]:
         if value is None:
-            return _error(
+            return error_verdict(
                 "the reward function returned None (not applicable to this sample)",
                 Flag.NOT_GRADABLE,
             )
         score = _finite(value)
         if isinstance(score, str):
-            return _error(f"the reward function {score}", Flag.INVALID_SCORE)
+            return error_verdict(f"the reward function {score}", Flag.INVALID_SCORE)
         subscores = {}
         for key, extra in extras.items():
             number = _finite(extra)
@@ -199,10 +199,6 @@ class _PythonKernel:
             "subscores": subscores,
             "explanation": f"reward function returned {score:g}",
         }
-
-
-def _error(message: str, flag: str) -> dict[str, Any]:
-    return {"score": 0.0, "passed": None, "error": message, "flags": [flag]}
 
 
 class PythonOptions(GraderOptions):
