@@ -227,3 +227,32 @@ def test_default_engine_is_shared_and_rebuilt_after_fork():
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b"1"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_random_mixes_of_hostile_items_always_settle_exactly(seed):
+    import random
+
+    rng = random.Random(seed)
+    kinds = ["ok"] * 40 + ["raise", "exit", "segv", "spin", "nap"]
+    payloads = []
+    for i in range(300):
+        kind = rng.choice(kinds)
+        payloads.append(i if kind == "ok" else ("nap", 0.02) if kind == "nap" else kind)
+    with Engine(workers=2, max_chunk=rng.choice([1, 7, 64])) as eng:
+        outcomes = eng.map(t.misbehave, payloads, timeout_s=0.3)
+    expected = {
+        "raise": Failure.EXCEPTION,
+        "exit": Failure.CRASHED,
+        "segv": Failure.CRASHED,
+        "spin": Failure.TIMEOUT,
+    }
+    assert len(outcomes) == len(payloads)
+    for payload, outcome in zip(payloads, outcomes, strict=True):
+        if isinstance(payload, int):
+            assert outcome.ok and outcome.value == payload, (payload, outcome)
+        elif isinstance(payload, tuple):
+            assert outcome.ok and outcome.value == 0.02, (payload, outcome)
+        else:
+            assert outcome.failure == expected[payload], (payload, outcome)

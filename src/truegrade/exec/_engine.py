@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from truegrade.exec._protocol import (
     POS_SETUP,
@@ -65,6 +65,7 @@ __all__ = [
 _MAX_ATTEMPTS = 3
 _MAX_BOOT_FAILURES = 3
 _PIPE_BYTES = 1 << 20
+_PREFETCH = 2  # chunks queued per worker, so it never waits on the dispatcher between chunks
 
 
 class Failure:
@@ -77,9 +78,10 @@ class Failure:
     CANCELLED = "cancelled"
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """The result of one payload: a value, or the reason there is none.
+
+    (A named tuple: the engine makes one per item, and this is the cheapest immutable record.)
 
     Attributes:
         ok: True when the task returned normally.
@@ -140,7 +142,7 @@ class EngineConfig:
     workers: int | None = None
     memory_mb: int | None = None
     setup_timeout_s: float = 120.0
-    max_chunk: int = 64
+    max_chunk: int = 256
     worker_output: str = "devnull"
 
 
@@ -197,7 +199,7 @@ class _Chunk:
 
 
 class _Worker:
-    __slots__ = ("booted", "chunk", "inbox", "known", "outbox", "proc", "progress")
+    __slots__ = ("booted", "chunks", "inbox", "known", "outbox", "proc", "progress")
 
     def __init__(
         self,
@@ -212,7 +214,12 @@ class _Worker:
         self.progress = progress
         self.known: set[str] = set()
         self.booted = False
-        self.chunk: _Chunk | None = None
+        self.chunks: collections.deque[_Chunk] = collections.deque()
+
+    @property
+    def chunk(self) -> _Chunk | None:
+        """The chunk the worker is on (the head of its queue)."""
+        return self.chunks[0] if self.chunks else None
 
 
 def _signal_name(returncode: int | None) -> str:
@@ -420,7 +427,7 @@ class Engine:
             raise
         finally:
             for worker in list(self._workers):
-                self._stop_worker(worker, kill=worker.chunk is not None)
+                self._stop_worker(worker, kill=bool(worker.chunks))
 
     def _loop(self) -> None:
         while True:
@@ -517,32 +524,34 @@ class Engine:
         )
 
     def _assign(self) -> None:
-        for worker in self._workers:
-            if worker.chunk is not None or not self._jobs:
-                continue
-            job = self._next_job()
-            if job is None:
-                return
-            size = max(1, min(self.config.max_chunk, math.ceil(job.pending() / (2 * self.workers))))
-            indices: list[int] = []
-            while job.retry and len(indices) < size:
-                indices.append(job.retry.popleft())
-            while job.next_index < len(job.payloads) and len(indices) < size:
-                indices.append(job.next_index)
-                job.next_index += 1
-            chunk = _Chunk(job, next(self._seq), indices)
-            try:
-                if job.key not in worker.known:
-                    worker.inbox.send_bytes(dumps(("task", job.key, job.blob)))
-                    worker.known.add(job.key)
-                worker.inbox.send_bytes(
-                    dumps(("chunk", chunk.seq, job.key, [job.payloads[i] for i in indices]))
+        for worker in list(self._workers):
+            while len(worker.chunks) < _PREFETCH and self._jobs:
+                job = self._next_job()
+                if job is None:
+                    return
+                pending = job.pending()
+                size = max(
+                    1, min(self.config.max_chunk, math.ceil(pending / (_PREFETCH * self.workers)))
                 )
-            except (BrokenPipeError, OSError):
-                worker.chunk = chunk
-                self._retire(worker, blame=None)
-                return  # the worker list changed; the loop comes back here
-            worker.chunk = chunk
+                indices: list[int] = []
+                while job.retry and len(indices) < size:
+                    indices.append(job.retry.popleft())
+                if len(indices) < size and job.next_index < len(job.payloads):
+                    stop = min(len(job.payloads), job.next_index + size - len(indices))
+                    indices.extend(range(job.next_index, stop))
+                    job.next_index = stop
+                chunk = _Chunk(job, next(self._seq), indices)
+                worker.chunks.append(chunk)
+                try:
+                    if job.key not in worker.known:
+                        worker.inbox.send_bytes(dumps(("task", job.key, job.blob)))
+                        worker.known.add(job.key)
+                    worker.inbox.send_bytes(
+                        dumps(("chunk", chunk.seq, job.key, [job.payloads[i] for i in indices]))
+                    )
+                except (BrokenPipeError, OSError):
+                    self._retire(worker, blame=None)
+                    break
 
     def _next_job(self) -> _Job | None:
         for _ in range(len(self._jobs)):
@@ -571,25 +580,75 @@ class Engine:
             return
         if kind != "results":
             raise pickle.UnpicklingError(f"unexpected message {kind!r}")
-        _, seq, first, results = message
+        _, seq, first, statuses, values, starts, end_ns = message
         chunk = worker.chunk
-        if chunk is None or seq != chunk.seq or first != chunk.done:
+        count = len(values)
+        if (
+            chunk is None
+            or seq != chunk.seq
+            or first != chunk.done
+            or len(statuses) != count
+            or len(starts) != count
+            or chunk.done + count > len(chunk.indices)
+        ):
             raise pickle.UnpicklingError("results out of sequence")
         job = chunk.job
-        for status, value, elapsed in results:
-            index = chunk.indices[chunk.done]
-            chunk.done += 1
-            if status == STATUS_OK:
-                outcome = Outcome(True, value, None, "", elapsed)
-            elif status == STATUS_MEMORY:
-                outcome = Outcome(False, None, Failure.MEMORY, str(value), elapsed)
-            else:
-                outcome = Outcome(False, None, Failure.EXCEPTION, str(value), elapsed)
-            self._settle(job, index, outcome)
+        outcomes = job.outcomes
+        indices = chunk.indices[first : first + count]
+        ends = [*starts[1:], end_ns]
+        if job.on_outcome is None and not any(statuses):  # every item ok: the fast path
+            fresh = 0
+            make = tuple.__new__  # skips the named tuple's Python-level __new__
+            for index, value, start, end in zip(indices, values, starts, ends, strict=True):
+                if outcomes[index] is None:
+                    outcomes[index] = make(Outcome, (True, value, None, "", (end - start) / 1e9))
+                    fresh += 1
+            job.remaining -= fresh
+        else:
+            for index, status, value, start, end in zip(
+                indices, statuses, values, starts, ends, strict=True
+            ):
+                elapsed = (end - start) / 1e9
+                if status == STATUS_OK:
+                    outcome = Outcome(True, value, None, "", elapsed)
+                else:
+                    kind = Failure.MEMORY if status == STATUS_MEMORY else Failure.EXCEPTION
+                    outcome = Outcome(False, None, kind, str(value), elapsed)
+                    self.counters[kind] += 1
+                if outcomes[index] is not None:
+                    continue
+                outcomes[index] = outcome
+                job.remaining -= 1
+                if not job.cancelled:
+                    self._notify(job, index, outcome)
+        chunk.done += count
+        self.counters["items"] += count
         if chunk.done >= len(chunk.indices):
-            worker.chunk = None
+            worker.chunks.popleft()
+            if worker.chunks:  # the next chunk's clock starts now, not when it was queued
+                worker.chunks[0].dispatched_ns = time.monotonic_ns()
+        if job.remaining == 0:
+            self._finish(job)
+
+    def _notify(self, job: _Job, index: int, outcome: Outcome) -> None:
+        callback = job.on_outcome
+        if callback is None:
+            return
+        try:
+            callback(index, outcome)
+        except BaseException as exc:  # reported through the future
+            job.on_outcome = None
+            if not job.future.done():
+                job.future.set_exception(exc)
+
+    def _finish(self, job: _Job) -> None:
+        if not job.future.done():
+            job.future.set_result([o for o in job.outcomes if o is not None])
+        with contextlib.suppress(ValueError):
+            self._jobs.remove(job)
 
     def _settle(self, job: _Job, index: int, outcome: Outcome) -> None:
+        """Record one outcome decided by the dispatcher (kills, crashes, cancellations)."""
         if job.outcomes[index] is not None:
             return
         job.outcomes[index] = outcome
@@ -597,20 +656,10 @@ class Engine:
         self.counters["items"] += 1
         if outcome.failure:
             self.counters[outcome.failure] += 1
-        callback_error: BaseException | None = None
-        if job.on_outcome is not None and not job.cancelled:
-            try:
-                job.on_outcome(index, outcome)
-            except BaseException as exc:
-                callback_error = exc
-                job.on_outcome = None
-        if callback_error is not None and not job.future.done():
-            job.future.set_exception(callback_error)
+        if not job.cancelled:
+            self._notify(job, index, outcome)
         if job.remaining == 0:
-            if not job.future.done():
-                job.future.set_result([o for o in job.outcomes if o is not None])
-            with contextlib.suppress(ValueError):
-                self._jobs.remove(job)
+            self._finish(job)
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic_ns()
@@ -661,8 +710,9 @@ class Engine:
         if worker not in self._workers:
             return
         self._workers.remove(worker)
-        chunk = worker.chunk
-        worker.chunk = None
+        queued = list(worker.chunks)
+        worker.chunks.clear()
+        chunk = queued[0] if queued else None
         in_setup = False
         if chunk is not None and blame is None:
             seq, pos, _ = worker.progress.read()
@@ -670,6 +720,8 @@ class Engine:
                 blame = pos
             elif seq == chunk.seq and pos == POS_SETUP:
                 in_setup = True
+        for later in reversed(queued[1:]):  # never started: back to the front of their queues
+            later.job.retry.extendleft(reversed(later.indices[later.done :]))
         self._stop_worker(worker, kill=True)
         returncode = worker.proc.returncode
         if failure == Failure.CRASHED:
@@ -695,7 +747,10 @@ class Engine:
                 index = chunk.indices[local]
                 if blame == "all" or in_setup or blame == local:
                     self._settle(job, index, Outcome(False, None, failure, reason, elapsed))
+                elif isinstance(blame, int):
+                    job.retry.appendleft(index)  # innocent: it finished or never started
                 else:
+                    # the worker died between items: nobody to blame, so count the attempt
                     tries = job.attempts.get(index, 0) + 1
                     job.attempts[index] = tries
                     if tries >= _MAX_ATTEMPTS:
@@ -744,7 +799,7 @@ class Engine:
                 job.retry.clear()
                 job.next_index = len(job.payloads)
                 self._jobs.remove(job)
-                for worker in self._workers:
+                for worker in list(self._workers):
                     if worker.chunk is not None and worker.chunk.job is job:
                         self._retire(
                             worker, blame="all", failure=Failure.CANCELLED, why="cancelled"
