@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from truegrade._version import __version__
+from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
 
 __all__ = ["app", "main"]
@@ -39,6 +40,7 @@ def _root(
 
 
 app.command("grade")(grade_command)
+app.add_typer(bench_app, name="bench")
 
 
 def main() -> None:

@@ -1,0 +1,104 @@
+"""One shape for every benchmark's results: measurements side by side, and ratios to the anchor.
+
+Benchmarks measure; they never assert. A report names what was run, on what machine, with which
+parameters, and gives each measurement next to the anchor's from the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["BenchReport", "Measurement", "machine"]
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        cores = os.cpu_count() or 1
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "cores": cores,
+    }
+
+
+@dataclass
+class Measurement:
+    """One contender's numbers.
+
+    Attributes:
+        name: What ran ("truegrade engine", "ProcessPoolExecutor.map, chunksize=1").
+        anchor: True for the tool we compare against.
+        samples: Raw measurements of the main metric, one per repeat.
+        extra: Other named numbers (latency percentiles, counts of errors...).
+    """
+
+    name: str
+    anchor: bool
+    samples: list[float]
+    extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples) if self.samples else float("nan")
+
+
+@dataclass
+class BenchReport:
+    """A benchmark's results.
+
+    Attributes:
+        title: What was measured.
+        metric: The main metric's name and unit, e.g. "µs per item".
+        lower_is_better: Direction of the main metric.
+        params: The parameters of the run (items, workers, repeats...).
+        measurements: Every contender, anchors included.
+        notes: What a reader must know to interpret the numbers.
+    """
+
+    title: str
+    metric: str
+    lower_is_better: bool
+    params: dict[str, Any]
+    measurements: list[Measurement] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    machine: dict[str, Any] = field(default_factory=machine)
+
+    def ratios(self) -> list[tuple[str, str, float]]:
+        """(ours, anchor, ratio) for every pair, the ratio read as "ours is N x the anchor"."""
+        out = []
+        for ours in (m for m in self.measurements if not m.anchor):
+            for anchor in (m for m in self.measurements if m.anchor):
+                if anchor.median and anchor.median == anchor.median:
+                    out.append((ours.name, anchor.name, ours.median / anchor.median))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for m, raw in zip(self.measurements, data["measurements"], strict=True):
+            raw["median"] = m.median
+        data["ratios"] = [
+            {"ours": o, "anchor": a, "ratio": r} for o, a, r in self.ratios()
+        ]
+        return data
+
+    def markdown(self) -> str:
+        """A table for the README: each contender's median, then the ratios."""
+        extra_keys = sorted({k for m in self.measurements for k in m.extra})
+        head = ["", self.metric, *extra_keys]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for m in self.measurements:
+            cells = [m.name + (" (anchor)" if m.anchor else ""), f"{m.median:.3g}"]
+            cells += [f"{m.extra[k]:.3g}" if k in m.extra else "" for k in extra_keys]
+            lines.append("| " + " | ".join(cells) + " |")
+        better = "lower" if self.lower_is_better else "higher"
+        lines.append("")
+        for ours, anchor, ratio in self.ratios():
+            lines.append(f"- {ours} / {anchor}: **{ratio:.2f}x** ({better} is better)")
+        return "\n".join(lines)
