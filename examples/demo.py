@@ -38,8 +38,11 @@ def main() -> int:
     false_pass: dict[str, int] = {}
     wrong = sum(1 for s in samples if not s.label)
     for title, spec in GRADERS.items():
-        grader = load_grader(spec, pass_threshold=1.0) if spec.endswith(":reward") else (
-            load_grader(spec))
+        grader = (
+            load_grader(spec, pass_threshold=1.0)
+            if spec.endswith(":reward")
+            else (load_grader(spec))
+        )
         grades = run_grader(grader, samples)
         slug = title.split()[0]
         with ResultWriter(OUT / f"{slug}.grades.jsonl", overwrite=True) as out:
@@ -67,8 +70,10 @@ def main() -> int:
     console.print(table)
     for title in GRADERS:
         rate = false_pass[title] / wrong
-        console.print(f"{title}: false pass rate {rate:.0%} ({false_pass[title]} of {wrong} "
-                      "wrong answers rewarded)")
+        console.print(
+            f"{title}: false pass rate {rate:.0%} ({false_pass[title]} of {wrong} "
+            "wrong answers rewarded)"
+        )
     console.print(f"results written to {OUT}/")
     return 0
 

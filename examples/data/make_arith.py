@@ -31,15 +31,17 @@ def main() -> None:
     for q in range(12):
         a, b = random.randint(12, 99), random.randint(12, 99)
         for kind, text, correct in responses(a, b):
-            rows.append({
-                "id": f"q{q}-{kind}",
-                "prompt": f"What is {a} * {b}? Put the final answer in \\boxed{{}}.",
-                "response": text,
-                "reference": a * b,
-                "label": correct,
-                "group": f"q{q}",
-                "metadata": {"kind": kind},
-            })
+            rows.append(
+                {
+                    "id": f"q{q}-{kind}",
+                    "prompt": f"What is {a} * {b}? Put the final answer in \\boxed{{}}.",
+                    "response": text,
+                    "reference": a * b,
+                    "label": correct,
+                    "group": f"q{q}",
+                    "metadata": {"kind": kind},
+                }
+            )
     out = Path(__file__).with_name("arith.jsonl")
     out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(f"wrote {len(rows)} rows to {out}")

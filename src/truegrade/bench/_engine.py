@@ -56,9 +56,10 @@ def run_engine_bench(
     tuned = Measurement(f"ProcessPoolExecutor.map, chunksize={big_chunk}", True, [])
     # the default chunksize is slow: measure it on a slice and scale, so the run stays short
     slice_n = min(items, 4000)
-    with Engine(workers=n_workers) as engine, concurrent.futures.ProcessPoolExecutor(
-        n_workers
-    ) as pool:
+    with (
+        Engine(workers=n_workers) as engine,
+        concurrent.futures.ProcessPoolExecutor(n_workers) as pool,
+    ):
         engine.map(trivial_task, payloads[:200], timeout_s=30)  # warm both pools
         list(pool.map(trivial_task, payloads[:200]))
         for r in range(repeats):

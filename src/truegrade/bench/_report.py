@@ -83,9 +83,7 @@ class BenchReport:
         data = asdict(self)
         for m, raw in zip(self.measurements, data["measurements"], strict=True):
             raw["median"] = m.median
-        data["ratios"] = [
-            {"ours": o, "anchor": a, "ratio": r} for o, a, r in self.ratios()
-        ]
+        data["ratios"] = [{"ours": o, "anchor": a, "ratio": r} for o, a, r in self.ratios()]
         return data
 
     def markdown(self) -> str:

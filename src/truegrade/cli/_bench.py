@@ -14,8 +14,9 @@ from truegrade.cli._common import err_console, out_console
 
 __all__ = ["bench_app"]
 
-bench_app = typer.Typer(help="Benchmarks against the anchors (measured, never asserted).",
-                        no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Benchmarks against the anchors (measured, never asserted).", no_args_is_help=True
+)
 
 
 def _emit(report: BenchReport, out: Path | None) -> None:
@@ -40,7 +41,9 @@ def bench_engine(
 ) -> None:
     """Per-item overhead of the killable engine versus ProcessPoolExecutor.map."""
     report = run_engine_bench(
-        items=items, workers=workers, repeats=repeats,
+        items=items,
+        workers=workers,
+        repeats=repeats,
         progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
     )
     _emit(report, out)
