@@ -19,6 +19,8 @@ PACKAGES = [
     "truegrade.graders",
     "truegrade.graders.match",
     "truegrade.graders.python",
+    "truegrade.graders.math",
+    "truegrade.bench",
     "truegrade.stats",
     "truegrade.cli",
 ]

@@ -76,7 +76,7 @@ def grade_command(
         typer.Option(
             "--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."
         ),
-    ] = [],  # noqa: B006
+    ] = [],
     out: Annotated[
         Path | None,
         typer.Option(help="Results file (JSONL). Default: DATA-stem.grades.jsonl here."),
@@ -105,7 +105,7 @@ def grade_command(
             "--field",
             help="Map a field to a column: response=output (repeatable; dotted paths ok).",
         ),
-    ] = [],  # noqa: B006
+    ] = [],
     batch_size: Annotated[
         int, typer.Option(help="Rows per grading batch (results are written after each).", min=1)
     ] = 256,
