@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as _sp
 
 from truegrade.stats._bootstrap import (
     BootstrapResult,
@@ -192,13 +191,15 @@ def auroc(
     codes, g = cluster_codes(clusters, s.size)
     if n_pos == 0 or n_neg == 0:
         return Estimate.undefined("needs both classes", n=s.size, clusters=g, confidence=confidence)
-    ranks = _sp.rankdata(s)
+    from scipy.stats import rankdata  # imported on use: scipy.stats is slow to import
+
+    ranks = rankdata(s)
     auc = float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
     if clusters is None:
         # DeLong placements from mid-ranks: a positive's share of negatives below it, a
         # negative's share of positives above it
-        v10 = (ranks[y] - _sp.rankdata(s[y])) / n_neg
-        v01 = 1 - (ranks[~y] - _sp.rankdata(s[~y])) / n_pos
+        v10 = (ranks[y] - rankdata(s[y])) / n_neg
+        v01 = 1 - (ranks[~y] - rankdata(s[~y])) / n_pos
         var = 0.0
         if n_pos > 1:
             var += float(np.var(v10, ddof=1)) / n_pos

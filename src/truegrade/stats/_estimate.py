@@ -14,9 +14,16 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as _sp
 
-__all__ = ["Estimate", "as_float_array", "cluster_codes", "normal_quantile", "t_quantile"]
+__all__ = [
+    "Estimate",
+    "as_float_array",
+    "cluster_codes",
+    "normal_ppf",
+    "normal_quantile",
+    "t_quantile",
+    "t_sf",
+]
 
 
 @dataclass(frozen=True)
@@ -65,13 +72,30 @@ class Estimate:
 def normal_quantile(confidence: float) -> float:
     """The two-sided standard-normal critical value: 1.96 for ``confidence=0.95``."""
     _check_confidence(confidence)
-    return float(_sp.norm.ppf(0.5 + confidence / 2))
+    return normal_ppf(0.5 + confidence / 2)
 
 
 def t_quantile(confidence: float, df: float) -> float:
     """The two-sided Student-t critical value with ``df`` degrees of freedom."""
     _check_confidence(confidence)
-    return float(_sp.t.ppf(0.5 + confidence / 2, df))
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.5 + confidence / 2))
+
+
+def normal_ppf(q: float) -> float:
+    """The standard-normal quantile function (scipy is imported on first use: importing
+    ``truegrade.stats`` stays cheap for commands that only need a mean)."""
+    from scipy.special import ndtri
+
+    return float(ndtri(q))
+
+
+def t_sf(t: float, df: float) -> float:
+    """Upper tail probability of Student's t with ``df`` degrees of freedom."""
+    from scipy.special import stdtr
+
+    return float(stdtr(df, -t))
 
 
 def _check_confidence(confidence: float) -> None:

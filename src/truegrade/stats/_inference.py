@@ -15,15 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as _sp
 
 from truegrade.stats._bootstrap import cluster_bootstrap, cluster_totals
 from truegrade.stats._estimate import (
     Estimate,
     as_float_array,
     cluster_codes,
+    normal_ppf,
     normal_quantile,
     t_quantile,
+    t_sf,
 )
 
 __all__ = [
@@ -240,7 +241,7 @@ def paired_difference(
     p_value = math.nan
     if diff.se > 0 and diff.clusters >= 2:
         t = diff.estimate / diff.se
-        p_value = float(2 * _sp.t.sf(abs(t), diff.clusters - 1))
+        p_value = 2 * t_sf(abs(t), diff.clusters - 1)
     elif diff.se == 0:
         p_value = 1.0 if diff.estimate == 0 else 0.0
     return PairedDifference(
@@ -312,5 +313,5 @@ def minimum_detectable_effect(
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise ValueError("alpha and power must be strictly between 0 and 1")
     variance = sd * sd + other * other - 2 * correlation * sd * other
-    z = float(_sp.norm.ppf(1 - alpha / 2) + _sp.norm.ppf(power))
+    z = normal_ppf(1 - alpha / 2) + normal_ppf(power)
     return z * math.sqrt(design_effect * max(variance, 0.0) / n)
