@@ -1,6 +1,54 @@
-"""Statistics for graders and evals: pure numerics, no I/O."""
+"""Statistics for graders and evals: pure numerics, no I/O.
 
+Every estimate comes with its uncertainty, clustered on the unit that was actually sampled (the
+prompt, the document) when one is given: means and rates with cluster-robust standard errors,
+Wilson intervals, paired differences, the cluster bootstrap, minimum detectable effects, and the
+agreement statistics a grader is judged by (Cohen's kappa, macro-F1, AUROC, calibration error).
+Results are small frozen dataclasses (:class:`Estimate`), never bare tuples.
+"""
+
+from truegrade.stats._agreement import auroc, calibration_error, cohen_kappa, macro_f1
+from truegrade.stats._bootstrap import (
+    BootstrapResult,
+    cluster_bootstrap,
+    cluster_totals,
+    resample_counts,
+)
+from truegrade.stats._estimate import Estimate, cluster_codes
+from truegrade.stats._inference import (
+    PairedDifference,
+    bootstrap_mean,
+    clustered_se,
+    mean_ci,
+    minimum_detectable_effect,
+    paired_difference,
+    proportion_ci,
+    wilson_interval,
+)
 from truegrade.stats._mean import MeanSE, mean_se
 from truegrade.stats._summary import GradeSummary, summarize
 
-__all__ = ["GradeSummary", "MeanSE", "mean_se", "summarize"]
+__all__ = [
+    "BootstrapResult",
+    "Estimate",
+    "GradeSummary",
+    "MeanSE",
+    "PairedDifference",
+    "auroc",
+    "bootstrap_mean",
+    "calibration_error",
+    "cluster_bootstrap",
+    "cluster_codes",
+    "cluster_totals",
+    "clustered_se",
+    "cohen_kappa",
+    "macro_f1",
+    "mean_ci",
+    "mean_se",
+    "minimum_detectable_effect",
+    "paired_difference",
+    "proportion_ci",
+    "resample_counts",
+    "summarize",
+    "wilson_interval",
+]

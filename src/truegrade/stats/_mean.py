@@ -10,9 +10,11 @@ the textbook ``s / sqrt(n)``.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+
+from truegrade.stats._estimate import as_float_array, cluster_codes
+from truegrade.stats._inference import clustered_se
 
 __all__ = ["MeanSE", "mean_se"]
 
@@ -42,6 +44,8 @@ class MeanSE:
 def mean_se(values: Sequence[float], clusters: Sequence[Hashable] | None = None) -> MeanSE:
     """Mean and (cluster-robust when ``clusters`` is given) standard error.
 
+    The same estimator as :func:`truegrade.stats.mean_ci`, which also gives the interval.
+
     Args:
         values: The observations.
         clusters: One cluster id per value (e.g. the prompt), or None for independent values.
@@ -50,21 +54,8 @@ def mean_se(values: Sequence[float], clusters: Sequence[Hashable] | None = None)
         >>> round(mean_se([0, 1, 1, 0]).se, 4)
         0.2887
     """
-    n = len(values)
-    if n == 0:
+    x = as_float_array(values)
+    codes, g = cluster_codes(clusters, x.size)
+    if x.size == 0:
         return MeanSE(math.nan, math.nan, 0, 0)
-    if clusters is not None and len(clusters) != n:
-        raise ValueError(f"{len(clusters)} cluster ids for {n} values")
-    mean = math.fsum(values) / n
-    sums: dict[Hashable, float] = defaultdict(float)
-    if clusters is None:
-        for i, v in enumerate(values):
-            sums[i] += v - mean
-    else:
-        for c, v in zip(clusters, values, strict=True):
-            sums[c] += v - mean
-    g = len(sums)
-    if g < 2:
-        return MeanSE(mean, math.nan, n, g)
-    variance = g / (g - 1) * math.fsum(s * s for s in sums.values()) / (n * n)
-    return MeanSE(mean, math.sqrt(variance), n, g)
+    return MeanSE(float(x.mean()), clustered_se(x, codes, g), x.size, g)

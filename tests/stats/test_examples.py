@@ -1,0 +1,21 @@
+"""The examples in the docstrings run, and say what the code does."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "truegrade.stats._agreement",
+    "truegrade.stats._bootstrap",
+    "truegrade.stats._inference",
+    "truegrade.stats._mean",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
