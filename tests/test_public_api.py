@@ -21,6 +21,7 @@ PACKAGES = [
     "truegrade.graders.python",
     "truegrade.graders.math",
     "truegrade.bench",
+    "truegrade.attacks",
     "truegrade.stats",
     "truegrade.cli",
 ]

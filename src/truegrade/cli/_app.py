@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from truegrade._version import __version__
+from truegrade.cli._attack import attack_command
 from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
 
@@ -40,6 +41,7 @@ def _root(
 
 
 app.command("grade")(grade_command)
+app.command("attack")(attack_command)
 app.add_typer(bench_app, name="bench")
 
 
