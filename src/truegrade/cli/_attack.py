@@ -11,6 +11,11 @@ from rich.table import Table
 
 from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_attacks
 from truegrade.cli._common import (
+    FormatOption,
+    GraderOptions,
+    QuietOption,
+    TimeoutOption,
+    WorkersOption,
     err_console,
     fail,
     out_console,
@@ -19,7 +24,7 @@ from truegrade.cli._common import (
 )
 from truegrade.cli._grade import load_cli_grader
 from truegrade.core import load_grader
-from truegrade.data import FORMATS, read_samples
+from truegrade.data import read_samples
 from truegrade.exec import configure_default_engine
 
 __all__ = ["attack_command", "attack_table"]
@@ -64,9 +69,7 @@ def attack_command(
     grader: Annotated[
         str | None, typer.Option("--grader", "-g", help="Grader spec to attack.")
     ] = None,
-    option: Annotated[
-        list[str], typer.Option("--option", "-o", help="Grader option KEY=VALUE.")
-    ] = [],
+    option: GraderOptions = [],
     attacks: Annotated[
         str | None,
         typer.Option(help="Comma-separated attack names (default: all for the grader's kind)."),
@@ -93,18 +96,14 @@ def attack_command(
     threshold: Annotated[float, typer.Option(help="A score above this counts as rewarded.")] = 0.5,
     limit: Annotated[int | None, typer.Option(help="Attack only the first N items.", min=1)] = None,
     seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
-    workers: Annotated[int | None, typer.Option(help="Worker processes.", min=1)] = None,
-    timeout_s: Annotated[
-        float | None, typer.Option("--timeout-s", help="Per-item deadline override.")
-    ] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")
-    ] = "auto",
+    workers: WorkersOption = None,
+    timeout_s: TimeoutOption = None,
+    fmt: FormatOption = "auto",
     out: Annotated[Path | None, typer.Option(help="Write the report (JSON).")] = None,
     list_attacks: Annotated[
         bool, typer.Option("--list", help="List the attack library and exit.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Attack a grader with wrong-by-construction responses and report how often it rewards them."""
     if list_attacks:

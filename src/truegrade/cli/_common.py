@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 import yaml
@@ -20,8 +20,14 @@ from rich.progress import (
 )
 
 from truegrade.core import TruegradeError
+from truegrade.data import FORMATS
 
 __all__ = [
+    "FormatOption",
+    "GraderOptions",
+    "QuietOption",
+    "TimeoutOption",
+    "WorkersOption",
     "err_console",
     "fail",
     "out_console",
@@ -75,3 +81,19 @@ def progress_bar(*, enabled: bool) -> Progress:
         disable=not (enabled and err_console.is_terminal and sys.stderr.isatty()),
         transient=False,
     )
+
+
+# Options several commands share, declared once so they read and behave the same everywhere.
+GraderOptions = Annotated[
+    list[str],
+    typer.Option("--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."),
+]
+WorkersOption = Annotated[
+    int | None, typer.Option(help="Worker processes (default: cores).", min=1)
+]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
+]
+FormatOption = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
