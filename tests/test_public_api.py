@@ -22,6 +22,8 @@ PACKAGES = [
     "truegrade.graders.math",
     "truegrade.bench",
     "truegrade.attacks",
+    "truegrade.validate",
+    "truegrade.audit",
     "truegrade.stats",
     "truegrade.cli",
 ]

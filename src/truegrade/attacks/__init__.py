@@ -14,7 +14,7 @@ from truegrade.attacks._report import (
     Exploitability,
     SearchResult,
 )
-from truegrade.attacks._run import infer_kind, is_rewarded, run_attacks
+from truegrade.attacks._run import infer_kind, is_rewarded, reference_response, run_attacks
 from truegrade.attacks._search import OPERATORS, adaptive_search
 
 __all__ = [
@@ -34,5 +34,6 @@ __all__ = [
     "attacks_for",
     "infer_kind",
     "is_rewarded",
+    "reference_response",
     "run_attacks",
 ]

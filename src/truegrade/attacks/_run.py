@@ -27,7 +27,7 @@ from truegrade.attacks._report import (
 from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
 from truegrade.stats import wilson_interval
 
-__all__ = ["infer_kind", "is_rewarded", "run_attacks"]
+__all__ = ["infer_kind", "is_rewarded", "reference_response", "run_attacks"]
 
 _MATH_GRADERS = {"math", "numeric", "exact", "choice"}
 _CODE_GRADERS = {"code"}
@@ -64,7 +64,9 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
     return "text"
 
 
-def _control(sample: Sample, kind: str) -> str | None:
+def reference_response(sample: Sample, kind: str) -> str | None:
+    """The item's own reference written as a response (a control any sound grader passes):
+    ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text."""
     gold = reference_text(sample)
     if kind == "math":
         return f"The answer is \\boxed{{{gold}}}." if gold else None
@@ -142,7 +144,7 @@ def run_attacks(
                         }
                     )
                 )
-        control = _control(item, the_kind)
+        control = reference_response(item, the_kind)
         if control is not None:
             controls.append(
                 item.model_copy(

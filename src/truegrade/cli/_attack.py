@@ -13,18 +13,20 @@ from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_att
 from truegrade.cli._common import (
     FormatOption,
     GraderOptions,
+    LimitOption,
+    OutOption,
     QuietOption,
     TimeoutOption,
     WorkersOption,
     err_console,
     fail,
+    load_rows,
     out_console,
     progress_bar,
     user_errors,
 )
 from truegrade.cli._grade import load_cli_grader
 from truegrade.core import load_grader
-from truegrade.data import read_samples
 from truegrade.exec import configure_default_engine
 
 __all__ = ["attack_command", "attack_table"]
@@ -94,12 +96,12 @@ def attack_command(
         ),
     ] = None,
     threshold: Annotated[float, typer.Option(help="A score above this counts as rewarded.")] = 0.5,
-    limit: Annotated[int | None, typer.Option(help="Attack only the first N items.", min=1)] = None,
+    limit: LimitOption = None,
     seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
     fmt: FormatOption = "auto",
-    out: Annotated[Path | None, typer.Option(help="Write the report (JSON).")] = None,
+    out: OutOption = None,
     list_attacks: Annotated[
         bool, typer.Option("--list", help="List the attack library and exit.")
     ] = False,
@@ -131,14 +133,7 @@ def attack_command(
         with user_errors():
             the_oracle = load_grader(oracle)
     names = [a.strip() for a in attacks.split(",")] if attacks else None
-    with user_errors():
-        items = []
-        for _, sample in read_samples(data, fmt=fmt):
-            items.append(sample)
-            if limit is not None and len(items) >= limit:
-                break
-    if not items:
-        fail(f"{data} holds no items")
+    items = load_rows(data, fmt=fmt, limit=limit)
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("attacking", total=None)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -19,17 +20,21 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from truegrade.core import TruegradeError
-from truegrade.data import FORMATS
+from truegrade.core import Sample, TruegradeError
+from truegrade.data import FORMATS, read_samples
 
 __all__ = [
     "FormatOption",
     "GraderOptions",
+    "LimitOption",
+    "OutOption",
     "QuietOption",
+    "ThresholdOption",
     "TimeoutOption",
     "WorkersOption",
     "err_console",
     "fail",
+    "load_rows",
     "out_console",
     "parse_pairs",
     "progress_bar",
@@ -97,3 +102,21 @@ TimeoutOption = Annotated[
 ]
 FormatOption = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+LimitOption = Annotated[int | None, typer.Option(help="Use only the first N rows.", min=1)]
+OutOption = Annotated[Path | None, typer.Option(help="Write the report (JSON).")]
+ThresholdOption = Annotated[
+    float, typer.Option(help="Without a pass/fail verdict, a score above this passes.")
+]
+
+
+def load_rows(data: Path, *, fmt: str, limit: int | None) -> list[Sample]:
+    """Read the samples of a data file (the first ``limit``), or exit with a clear message."""
+    rows: list[Sample] = []
+    with user_errors():
+        for _, sample in read_samples(data, fmt=fmt):
+            rows.append(sample)
+            if limit is not None and len(rows) >= limit:
+                break
+    if not rows:
+        fail(f"{data} holds no rows")
+    return rows

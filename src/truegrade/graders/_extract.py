@@ -33,10 +33,13 @@ _ANSWER_LINE = re.compile(
     r"[:\uff1a]([^\n]*)$"
 )
 _HASHES = re.compile(r"(?m)^[ \t]*####[ \t]*([^\n]*)$")
+# a phrase's answer runs to the end of its sentence, so two phrases on one line are two answers
+_TO_SENTENCE_END = r"([^\n]*?)(?=\.(?:\s|$)|\n|$)"
 _PHRASE = re.compile(
-    r"(?i)\bthe[ \t]+(?:(?:final|correct|right|best)[ \t]+)?answer[ \t]+is\b[ \t:*]*([^\n]*)"
+    r"(?i)\bthe[ \t]+(?:(?:final|correct|right|best)[ \t]+)?answer[ \t]+is\b[ \t:*]*"
+    + _TO_SENTENCE_END
 )
-_FINAL_PHRASE = re.compile(r"(?i)\bfinal[ \t]+answer[ \t]+is\b[ \t:*]*([^\n]*)")
+_FINAL_PHRASE = re.compile(r"(?i)\bfinal[ \t]+answer[ \t]+is\b[ \t:*]*" + _TO_SENTENCE_END)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 MAX_STATEMENTS = 64
 
@@ -139,6 +142,8 @@ def final_answers(
     explicit = [e for e in explicit if e]
     if explicit:
         return FinalAnswers(tuple(explicit), "explicit")
+    if not lines:
+        return FinalAnswers((), "none")
     phrased = [
         clean_answer(_first_sentence(m.group(1)))
         for _, m in zip(range(limit), _PHRASE.finditer(text), strict=False)

@@ -82,6 +82,7 @@ WRONG = [
     ("What is 2+3? Put your final answer in \\boxed{}.", "5", Flag.NO_ANSWER),
     # the answer only in prose (no final-answer statement)
     ("I computed 5 and I'm confident.", "5", Flag.NO_ANSWER),
+    ("First the answer is 3. No wait, the answer is 5.", "5", Flag.HEDGED),
     # a different variable, a different set
     (r"\boxed{\{1, 2, 4\}}", r"\{1,2,3\}", None),
     (r"\boxed{\{1, 2\}}", r"\{1,2,3\}", None),
@@ -140,6 +141,7 @@ RIGHT = [
     ("The final answer is $5$. I hope it is correct.", "5"),
     ("Final Answer: The final answer is $\\frac{3}{4}$. I hope it is correct.", "0.75"),
     ("#### 72", "72"),
+    ("Adding them, the answer is 1,643.", "1643"),
     ("Answer: $\\boxed{7}$\n\nSo \\boxed{7}.", "7"),
     ("\\boxed{\\frac{1}{2}} and so the final answer is 0.5", "1/2"),
     (r"\boxed{3+2i}", "3+2i"),

@@ -92,6 +92,16 @@ def _prepare_gold(reference: str) -> _Gold:
         return _Gold(answer, False, None, None, "", False, problem="the reference is too long")
     if not answer.core and not answer.is_text:
         return _Gold(answer, False, None, None, "", False, problem="the reference is empty")
+    if not balanced(answer.core):
+        return _Gold(
+            answer,
+            False,
+            None,
+            None,
+            "",
+            False,
+            problem=f"the reference {reference[:60]!r} has unbalanced brackets",
+        )
     parts = split_relation(answer.core)
     assignment_var = None
     is_equation = False
@@ -174,7 +184,7 @@ class MathKernel:
         if gold.problem:
             return error_verdict(gold.problem, "bad_reference")
         found = final_answers(response, boxes=self.boxes, lines=self.lines, limit=MAX_BOXES)
-        if found.level != "explicit":
+        if not found.statements:
             where = (
                 "\\boxed{} answer" if not self.lines else "\\boxed{} answer or 'Final answer:' line"
             )

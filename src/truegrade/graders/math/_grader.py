@@ -26,8 +26,9 @@ class MathOptions(GraderOptions):
 
     Attributes:
         extract: Which statements count as the final answer: ``both`` (``\\boxed{}`` and
-            ``Final answer:`` lines, the default), ``boxed`` or ``answer_line``. Whatever counts,
-            two different answers fail as ``hedged``.
+            ``Final answer:`` lines, the default), ``boxed`` or ``answer_line``. With lines
+            counted and no explicit statement, "the answer is ..." sentences count. Whatever
+            counts, two different answers fail as ``hedged``.
         abs_tol: Accept ``|answer - gold| <= abs_tol`` (default 0: exact).
         rel_tol: Accept ``|answer - gold| <= rel_tol * |gold|`` (default 0: exact).
         angles: Treat a degree sign as pi/180 (``45^\\circ`` equals ``\\frac{\\pi}{4}``);
