@@ -11,6 +11,7 @@ from truegrade.cli._attack import attack_command
 from truegrade.cli._audit import audit_command
 from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
+from truegrade.cli._serve import serve_command
 from truegrade.cli._validate import validate_command
 
 __all__ = ["app", "main"]
@@ -46,6 +47,7 @@ app.command("grade")(grade_command)
 app.command("attack")(attack_command)
 app.command("validate")(validate_command)
 app.command("audit")(audit_command)
+app.command("serve")(serve_command)
 app.add_typer(bench_app, name="bench")
 
 

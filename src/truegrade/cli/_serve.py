@@ -1,0 +1,41 @@
+"""``truegrade serve``: a grader behind HTTP for RL training loops."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from truegrade.cli._common import GraderOptions, TimeoutOption, WorkersOption, err_console
+from truegrade.cli._grade import load_cli_grader
+from truegrade.exec import configure_default_engine
+
+__all__ = ["serve_command"]
+
+
+def serve_command(
+    grader: Annotated[str, typer.Option("--grader", "-g", help="Grader spec to serve.")],
+    option: GraderOptions = [],
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
+    workers: WorkersOption = None,
+    timeout_s: TimeoutOption = None,
+    max_queue: Annotated[
+        int, typer.Option(help="Most items in flight before requests get 429 + Retry-After.", min=1)
+    ] = 65_536,
+    graceful_s: Annotated[
+        float, typer.Option(help="On shutdown, how long in-flight requests may take to finish.")
+    ] = 30.0,
+) -> None:
+    """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
+    from truegrade.serve import serve
+
+    if workers is not None:
+        configure_default_engine(workers=workers)
+    the_grader = load_cli_grader(grader, option, timeout_s)
+    err_console.print(
+        f"serving {grader} on http://{host}:{port} (POST /grade, POST /get_reward,"
+        " GET /health, GET /metrics)",
+        highlight=False,
+    )
+    serve(the_grader, host=host, port=port, max_queue=max_queue, graceful_s=graceful_s)

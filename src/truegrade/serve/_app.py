@@ -1,0 +1,240 @@
+"""The reward server: any grader behind HTTP, for RL loops that call rewards remotely.
+
+Endpoints:
+
+* ``POST /grade``: ``{"samples": [row, ...]}`` -> ``{"grades": [record, ...]}`` in order. A row
+  that is malformed or cannot be graded gets a grade with ``error`` set; the request succeeds.
+* ``POST /get_reward``: OpenRLHF's remote reward contract, ``{"query", "prompts", "labels"}`` ->
+  ``{"rewards", "scores", "extra_logs"}``. The response is the query with its prompt removed.
+* ``GET /health``: liveness, the grader, and the queue.
+* ``GET /metrics``: counts, latency percentiles, flag counts, errors, rejected requests.
+
+Overload is refused, not absorbed: when the items in flight would exceed ``max_queue``, the
+request gets 429 with a ``Retry-After`` estimated from recent throughput. On shutdown uvicorn
+stops accepting and lets in-flight requests finish before the engine is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter, deque
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from truegrade.core import DataError, Flag, Grade, Grader, Sample, run_grader_async, to_sample
+
+__all__ = ["GradeRequest", "RewardRequest", "ServerState", "create_app"]
+
+
+class GradeRequest(BaseModel):
+    """Body of ``POST /grade``."""
+
+    samples: list[Any] = Field(description="Rows in the truegrade row format.")
+
+
+class RewardRequest(BaseModel):
+    """Body of ``POST /get_reward`` (OpenRLHF)."""
+
+    query: list[str] = Field(description="Prompt + response, as the policy produced it.")
+    prompts: list[str] | None = Field(default=None, description="The prompts, to strip.")
+    labels: list[Any] | None = Field(default=None, description="References (gold answers).")
+
+
+class ServerState:
+    """Counters and the admission control of one server."""
+
+    def __init__(self, grader: Grader, *, max_queue: int) -> None:
+        self.grader = grader
+        self.max_queue = max_queue
+        self.in_flight = 0
+        self.started = time.monotonic()
+        self.requests = 0
+        self.items = 0
+        self.errors = 0
+        self.rejected = 0
+        self.flags: Counter[str] = Counter()
+        self.latencies_ms: deque[float] = deque(maxlen=10_000)
+        self.recent: deque[tuple[float, int]] = deque(maxlen=256)
+
+    def admit(self, n: int) -> float | None:
+        """Reserve room for ``n`` items, or return the seconds to wait before retrying."""
+        if self.in_flight > 0 and self.in_flight + n > self.max_queue:
+            self.rejected += 1
+            return self._retry_after(n)
+        self.in_flight += n
+        return None
+
+    def release(self, n: int, grades: list[Grade], elapsed_s: float) -> None:
+        self.in_flight -= n
+        self.requests += 1
+        self.items += n
+        self.recent.append((time.monotonic(), n))
+        for grade in grades:
+            self.latencies_ms.append(grade.latency_ms)
+            self.flags.update(grade.flags)
+            self.errors += grade.error is not None
+
+    def _retry_after(self, n: int) -> float:
+        now = time.monotonic()
+        window = [(t, k) for t, k in self.recent if now - t < 10]
+        rate = sum(k for _, k in window) / 10 if window else 0.0
+        if rate <= 0:
+            return 1.0
+        return max(0.1, min(30.0, (self.in_flight + n - self.max_queue) / rate))
+
+    def snapshot(self) -> dict[str, Any]:
+        ordered = sorted(self.latencies_ms)
+
+        def pct(q: float) -> float | None:
+            if not ordered:
+                return None
+            return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+        return {
+            "uptime_s": round(time.monotonic() - self.started, 3),
+            "requests": self.requests,
+            "items": self.items,
+            "in_flight": self.in_flight,
+            "max_queue": self.max_queue,
+            "rejected_requests": self.rejected,
+            "grader_errors": self.errors,
+            "latency_ms": {
+                "p50": pct(0.5),
+                "p95": pct(0.95),
+                "p99": pct(0.99),
+                "window": len(ordered),
+            },
+            "flags": dict(self.flags.most_common()),
+        }
+
+
+def _strip_prompt(query: str, prompt: str | None) -> str:
+    if prompt and query.startswith(prompt):
+        return query[len(prompt) :]
+    return query
+
+
+def _rows_to_samples(rows: list[Any]) -> tuple[list[Sample], dict[int, Grade]]:
+    samples: list[Sample] = []
+    bad: dict[int, Grade] = {}
+    for i, row in enumerate(rows):
+        try:
+            samples.append(to_sample(row, default_id=i))
+        except (DataError, TypeError) as exc:
+            bad[i] = Grade.failure(f"row {i}: {exc}", "bad_row")
+    return samples, bad
+
+
+def create_app(grader: Grader, *, max_queue: int = 65_536) -> FastAPI:
+    """A FastAPI app serving ``grader`` (see the module docstring for the endpoints)."""
+    state = ServerState(grader, max_queue=max_queue)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        yield
+        from truegrade.exec import default_engine
+
+        await asyncio.to_thread(default_engine().close)
+
+    app = FastAPI(title="truegrade reward server", lifespan=lifespan)
+    app.state.truegrade = state
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'] if p != 'body') or 'body'}: {e['msg']}"
+            for e in exc.errors()[:5]
+        )
+        return JSONResponse(status_code=422, content={"error": f"invalid request: {problems}"})
+
+    def busy(wait_s: float) -> JSONResponse:
+        return JSONResponse(
+            status_code=429,
+            headers={"Retry-After": str(max(1, math.ceil(wait_s)))},
+            content={
+                "error": f"server at capacity ({state.in_flight} items in flight, limit "
+                f"{state.max_queue}); retry in {wait_s:.1f} s"
+            },
+        )
+
+    async def grade_rows(samples: list[Sample]) -> list[Grade]:
+        started = time.monotonic()
+        wait_s = state.admit(len(samples))
+        if wait_s is not None:
+            raise _Busy(wait_s)
+        grades: list[Grade] = []
+        try:
+            grades = await run_grader_async(state.grader, samples) if samples else []
+            return grades
+        finally:
+            state.release(len(samples), grades, time.monotonic() - started)
+
+    @app.post("/grade")
+    async def grade(body: GradeRequest) -> Any:
+        samples, bad = _rows_to_samples(body.samples)
+        try:
+            graded = iter(await grade_rows(samples))
+        except _Busy as exc:
+            return busy(exc.wait_s)
+        grades = [bad[i] if i in bad else next(graded) for i in range(len(body.samples))]
+        ids = [
+            row.get("id", i) if isinstance(row, dict) else i for i, row in enumerate(body.samples)
+        ]
+        return {"grades": [g.record(sample_id) for g, sample_id in zip(grades, ids, strict=True)]}
+
+    @app.post("/get_reward")
+    async def get_reward(body: RewardRequest) -> Any:
+        n = len(body.query)
+        for name, values in (("prompts", body.prompts), ("labels", body.labels)):
+            if values is not None and len(values) != n:
+                return JSONResponse(
+                    status_code=422,
+                    content={"error": f"'{name}' has {len(values)} entries for {n} queries"},
+                )
+        prompts: list[str | None] = list(body.prompts) if body.prompts is not None else [None] * n
+        labels = body.labels if body.labels is not None else [None] * n
+        samples = [
+            Sample(id=i, prompt=p, response=_strip_prompt(q, p), reference=label)
+            for i, (q, p, label) in enumerate(zip(body.query, prompts, labels, strict=True))
+        ]
+        try:
+            grades = await grade_rows(samples)
+        except _Busy as exc:
+            return busy(exc.wait_s)
+        rewards = [g.score for g in grades]
+        return {
+            "rewards": rewards,
+            "scores": rewards,
+            "extra_logs": {
+                "passed": [float(bool(g.passed)) for g in grades],
+                "grader_error": [float(g.error is not None) for g in grades],
+                "hedged": [float(Flag.HEDGED in g.flags) for g in grades],
+            },
+        }
+
+    @app.get("/health")
+    async def health() -> Any:
+        return {
+            "status": "ok",
+            "grader": getattr(state.grader, "spec", None) or repr(state.grader),
+            "in_flight": state.in_flight,
+        }
+
+    @app.get("/metrics")
+    async def metrics() -> Any:
+        return state.snapshot()
+
+    return app
+
+
+class _Busy(Exception):
+    def __init__(self, wait_s: float) -> None:
+        super().__init__(wait_s)
+        self.wait_s = wait_s
