@@ -20,6 +20,8 @@ PACKAGES = [
     "truegrade.graders.match",
     "truegrade.graders.python",
     "truegrade.stats",
+    "truegrade.goodhart",
+    "truegrade.report",
     "truegrade.cli",
 ]
 

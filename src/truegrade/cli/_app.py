@@ -9,6 +9,8 @@ import typer
 from truegrade._version import __version__
 from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
+from truegrade.cli._monitor import monitor_command
+from truegrade.cli._overopt import overopt_command
 
 __all__ = ["app", "main"]
 
@@ -40,6 +42,8 @@ def _root(
 
 
 app.command("grade")(grade_command)
+app.command("overopt")(overopt_command)
+app.command("monitor")(monitor_command)
 app.add_typer(bench_app, name="bench")
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -28,6 +30,7 @@ __all__ = [
     "parse_pairs",
     "progress_bar",
     "user_errors",
+    "write_outputs",
 ]
 
 out_console = Console()
@@ -75,3 +78,23 @@ def progress_bar(*, enabled: bool) -> Progress:
         disable=not (enabled and err_console.is_terminal and sys.stderr.isatty()),
         transient=False,
     )
+
+
+def write_outputs(
+    doc: dict[str, Any],
+    out: Path | None,
+    plot: Path | None,
+    draw: Callable[[dict[str, Any], Path], Any],
+) -> None:
+    """Write a result document as strict JSON to ``out`` and draw it to ``plot``, when asked."""
+    if out is not None:
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n")
+        except OSError as exc:
+            fail(f"cannot write {out}: {exc.strerror}")
+        out_console.print(f"written: {out}", highlight=False)
+    if plot is not None:
+        with user_errors():
+            draw(doc, plot)
+        out_console.print(f"plot: {plot}", highlight=False)
