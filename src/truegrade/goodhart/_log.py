@@ -236,7 +236,8 @@ def group_steps(
     """Group ``(line, row)`` pairs into steps, detecting the log's shape and columns.
 
     Rows whose ``error`` field is set (truegrade results the grader could not grade) are skipped
-    and counted: a grader error is not a reward of 0.
+    and counted: a grader error is not a reward of 0. So are rows without a reward (a trainer's
+    evaluation and summary entries); a log in which no row has one is an error.
 
     Raises:
         DataError: a row has no step or no reward, or a value is not a number; names the line.
@@ -247,22 +248,24 @@ def group_steps(
     skipped: dict[str, int] = {}
     listed = False
     count = 0
+    first_without = 0
     for line, row in rows:
         count += 1
         cols = cols.detect(row)
         if row.get("error") is not None and "score" in row:
             skipped["grader error"] = skipped.get("grader error", 0) + 1
             continue
+        if cols.proxy is None or get_field(row, cols.proxy) is None:
+            # trainers log evaluation and summary entries between the training steps
+            skipped["no reward (evaluation or summary entries)"] = (
+                skipped.get("no reward (evaluation or summary entries)", 0) + 1
+            )
+            first_without = first_without or line
+            continue
         if cols.step is None or get_field(row, cols.step) is None:
             raise DataError(
                 f"no step column (looked for {cols.step or ', '.join(CANDIDATES['step'])}); "
                 "name it with --step",
-                line=line,
-            )
-        if cols.proxy is None or get_field(row, cols.proxy) is None:
-            raise DataError(
-                f"no reward column (looked for {cols.proxy or ', '.join(CANDIDATES['proxy'])}); "
-                "name it with --proxy",
                 line=line,
             )
         step = _number(get_field(row, cols.step), cols.step, line)
@@ -271,6 +274,12 @@ def group_steps(
         listed = listed or isinstance(get_field(row, cols.proxy), list)
         _add_samples(batch, row, cols, line)
     if not by_step:
+        if first_without:
+            raise DataError(
+                f"no reward column (looked for {cols.proxy or ', '.join(CANDIDATES['proxy'])}); "
+                "name it with --proxy",
+                line=first_without,
+            )
         raise DataError("the log has no rows")
     per_sample = listed or any(n > 1 for n in rows_per_step.values())
     batches = [by_step[s] for s in sorted(by_step)]
