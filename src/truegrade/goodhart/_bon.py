@@ -9,8 +9,9 @@ subset's best in ``C(k-1, n-1)`` of the ``C(N, n)`` subsets. So
 
 which is unbiased for the best-of-n of the policy that produced the pool, for every ``n <= N``,
 from the one pool. The binomials are computed as log-gamma differences so that pools of thousands
-stay exact to floating point. Ties in the proxy are broken at random, in expectation: tied samples
-share their mean gold.
+stay exact to floating point. Prompts with equal pool sizes share their weights, so the whole
+computation is one sort and one matrix product per distinct pool size. Ties in the proxy are
+broken at random, in expectation: tied samples share their mean gold.
 
 The KL divergence of best-of-n from the base policy is ``log n - (n-1)/n``; it is an upper bound
 (exact only when outputs are continuous and never tie), so curves against it are drawn at most
@@ -149,18 +150,18 @@ def best_of_n(
     run = np.cumsum(new_run) - 1
     y_s = (np.bincount(run, weights=y_s) / np.bincount(run))[run]
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    rank = np.arange(x.size) - starts[code_s] + 1  # 1-based rank within the prompt
-    pool = sizes[code_s].astype(np.float64)
-    rank_f = rank.astype(np.float64)
 
+    # prompts with the same pool size share one weight matrix: their sorted pools stack into a
+    # (prompts, N) matrix and every n is one matrix product
     out_x = np.full((n_prompts, grid.size), np.nan)
     out_y = np.full((n_prompts, grid.size), np.nan)
-    for j, n in enumerate(grid):
-        ok = rank >= n
-        log_w = np.full(x.size, -np.inf)
-        log_w[ok] = _log_binom(rank_f[ok] - 1, float(n - 1)) - _log_binom(pool[ok], float(n))
-        w = np.exp(log_w)
-        eligible = sizes >= n
-        out_x[eligible, j] = np.bincount(code_s, weights=w * x_s, minlength=n_prompts)[eligible]
-        out_y[eligible, j] = np.bincount(code_s, weights=w * y_s, minlength=n_prompts)[eligible]
+    for size in np.unique(sizes):
+        members = np.flatnonzero(sizes == size)
+        index = starts[members][:, None] + np.arange(size)[None, :]
+        usable = grid <= size
+        if not usable.any():
+            continue
+        weights = np.vstack([bon_weights(int(size), int(n)) for n in grid[usable]])  # (K', N)
+        out_x[np.ix_(members, usable)] = x_s[index] @ weights.T
+        out_y[np.ix_(members, usable)] = y_s[index] @ weights.T
     return PromptEstimates(ns=grid, proxy=out_x, gold=out_y, pool_sizes=sizes, groups=ids)
