@@ -2,14 +2,19 @@
 
 from truegrade.bench._engine import run_engine_bench, trivial_task
 from truegrade.bench._goodhart import naive_bon_curve, run_goodhart_bench
+from truegrade.bench._math import DEFAULT_MATH_DATA, MathVerifyTask, load_math_pairs, run_math_bench
 from truegrade.bench._report import BenchReport, Measurement, machine
 
 __all__ = [
+    "DEFAULT_MATH_DATA",
     "BenchReport",
+    "MathVerifyTask",
     "Measurement",
+    "load_math_pairs",
     "machine",
     "naive_bon_curve",
     "run_engine_bench",
     "run_goodhart_bench",
+    "run_math_bench",
     "trivial_task",
 ]

@@ -60,6 +60,8 @@ class BenchReport:
         params: The parameters of the run (items, workers, repeats...).
         measurements: Every contender, anchors included.
         notes: What a reader must know to interpret the numbers.
+        pairs: Which (ours, anchor) measurements to compare; all pairs when empty.
+        details: Other results of the run (agreement counts, disagreements...).
     """
 
     title: str
@@ -69,14 +71,25 @@ class BenchReport:
     measurements: list[Measurement] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     machine: dict[str, Any] = field(default_factory=machine)
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
 
     def ratios(self) -> list[tuple[str, str, float]]:
-        """(ours, anchor, ratio) for every pair, the ratio read as "ours is N x the anchor"."""
+        """(ours, anchor, ratio), read as "ours is N x the anchor"; every ours/anchor pair unless
+        ``pairs`` names which to compare (e.g. the same worker count)."""
+        by_name = {m.name: m for m in self.measurements}
+        wanted = self.pairs or [
+            (o.name, a.name)
+            for o in self.measurements
+            if not o.anchor
+            for a in self.measurements
+            if a.anchor
+        ]
         out = []
-        for ours in (m for m in self.measurements if not m.anchor):
-            for anchor in (m for m in self.measurements if m.anchor):
-                if anchor.median and anchor.median == anchor.median:
-                    out.append((ours.name, anchor.name, ours.median / anchor.median))
+        for ours_name, anchor_name in wanted:
+            ours, anchor = by_name[ours_name], by_name[anchor_name]
+            if anchor.median and anchor.median == anchor.median:
+                out.append((ours.name, anchor.name, ours.median / anchor.median))
         return out
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,10 +7,13 @@ from typing import Annotated
 import typer
 
 from truegrade._version import __version__
+from truegrade.cli._attack import attack_command
+from truegrade.cli._audit import audit_command
 from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
 from truegrade.cli._monitor import monitor_command
 from truegrade.cli._overopt import overopt_command
+from truegrade.cli._validate import validate_command
 
 __all__ = ["app", "main"]
 
@@ -42,6 +45,9 @@ def _root(
 
 
 app.command("grade")(grade_command)
+app.command("attack")(attack_command)
+app.command("validate")(validate_command)
+app.command("audit")(audit_command)
 app.command("overopt")(overopt_command)
 app.command("monitor")(monitor_command)
 app.add_typer(bench_app, name="bench")

@@ -9,8 +9,14 @@ from typing import Annotated
 import typer
 from rich.markdown import Markdown
 
-from truegrade.bench import BenchReport, run_engine_bench, run_goodhart_bench
-from truegrade.cli._common import err_console, out_console
+from truegrade.bench import (
+    DEFAULT_MATH_DATA,
+    BenchReport,
+    run_engine_bench,
+    run_goodhart_bench,
+    run_math_bench,
+)
+from truegrade.cli._common import err_console, fail, out_console
 
 __all__ = ["bench_app"]
 
@@ -47,6 +53,37 @@ def bench_engine(
         progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
     )
     _emit(report, out)
+
+
+@bench_app.command("math")
+def bench_math(
+    data: Annotated[Path, typer.Option(help="Qwen2.5-Math style JSONL (code, answer).")] = (
+        DEFAULT_MATH_DATA
+    ),
+    workers: Annotated[list[int], typer.Option(help="Worker counts to measure (repeatable).")] = [
+        1,
+        2,
+    ],
+    repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """The math grader versus Math-Verify on real model outputs (needs math-verify)."""
+    if not data.exists():
+        fail(f"{data} not found: pass --data with the 800 Qwen2.5-Math responses")
+    report = run_math_bench(
+        data=data,
+        workers=tuple(workers),
+        repeats=repeats,
+        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+    )
+    _emit(report, out)
+    agreement = report.details["agreement"]
+    out_console.print(
+        f"accepted: truegrade {agreement['ours_accepts']}, Math-Verify "
+        f"{agreement['math_verify_accepts']}; {len(agreement['disagreements'])} disagreements "
+        "(listed in the JSON)",
+        highlight=False,
+    )
 
 
 @bench_app.command("goodhart")

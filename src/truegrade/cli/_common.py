@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 import yaml
@@ -21,11 +21,21 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from truegrade.core import TruegradeError
+from truegrade.core import Sample, TruegradeError
+from truegrade.data import FORMATS, read_samples
 
 __all__ = [
+    "FormatOption",
+    "GraderOptions",
+    "LimitOption",
+    "OutOption",
+    "QuietOption",
+    "ThresholdOption",
+    "TimeoutOption",
+    "WorkersOption",
     "err_console",
     "fail",
+    "load_rows",
     "out_console",
     "parse_pairs",
     "progress_bar",
@@ -78,6 +88,40 @@ def progress_bar(*, enabled: bool) -> Progress:
         disable=not (enabled and err_console.is_terminal and sys.stderr.isatty()),
         transient=False,
     )
+
+
+# Options several commands share, declared once so they read and behave the same everywhere.
+GraderOptions = Annotated[
+    list[str],
+    typer.Option("--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."),
+]
+WorkersOption = Annotated[
+    int | None, typer.Option(help="Worker processes (default: cores).", min=1)
+]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
+]
+FormatOption = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+LimitOption = Annotated[int | None, typer.Option(help="Use only the first N rows.", min=1)]
+OutOption = Annotated[Path | None, typer.Option(help="Write the report (JSON).")]
+ThresholdOption = Annotated[
+    float, typer.Option(help="Without a pass/fail verdict, a score above this passes.")
+]
+
+
+def load_rows(data: Path, *, fmt: str, limit: int | None) -> list[Sample]:
+    """Read the samples of a data file (the first ``limit``), or exit with a clear message."""
+    rows: list[Sample] = []
+    with user_errors():
+        for _, sample in read_samples(data, fmt=fmt):
+            rows.append(sample)
+            if limit is not None and len(rows) >= limit:
+                break
+    if not rows:
+        fail(f"{data} holds no rows")
+    return rows
 
 
 def write_outputs(

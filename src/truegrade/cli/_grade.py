@@ -10,6 +10,11 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    FormatOption,
+    GraderOptions,
+    QuietOption,
+    TimeoutOption,
+    WorkersOption,
     err_console,
     fail,
     out_console,
@@ -71,23 +76,13 @@ def grade_command(
             "--grader", "-g", help="Grader spec: a name, a YAML file, or path/to/file.py:function."
         ),
     ],
-    option: Annotated[
-        list[str],
-        typer.Option(
-            "--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."
-        ),
-    ] = [],  # noqa: B006
+    option: GraderOptions = [],
     out: Annotated[
         Path | None,
         typer.Option(help="Results file (JSONL). Default: DATA-stem.grades.jsonl here."),
     ] = None,
-    workers: Annotated[
-        int | None, typer.Option(help="Worker processes (default: cores).", min=1)
-    ] = None,
-    timeout_s: Annotated[
-        float | None,
-        typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
-    ] = None,
+    workers: WorkersOption = None,
+    timeout_s: TimeoutOption = None,
     limit: Annotated[int | None, typer.Option(help="Grade only the first N rows.", min=1)] = None,
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run: grade only rows missing from --out.")
@@ -96,20 +91,18 @@ def grade_command(
     skip_bad_rows: Annotated[
         bool, typer.Option(help="Record malformed rows in OUT.bad-rows.jsonl and go on.")
     ] = False,
-    fmt: Annotated[
-        str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")
-    ] = "auto",
+    fmt: FormatOption = "auto",
     field: Annotated[
         list[str],
         typer.Option(
             "--field",
             help="Map a field to a column: response=output (repeatable; dotted paths ok).",
         ),
-    ] = [],  # noqa: B006
+    ] = [],
     batch_size: Annotated[
         int, typer.Option(help="Rows per grading batch (results are written after each).", min=1)
     ] = 256,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Grade every row of DATA and stream one result per row to --out."""
     if resume and overwrite:

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    QuietOption,
     err_console,
     fail,
     out_console,
@@ -93,7 +94,7 @@ def monitor_command(
     watch: Annotated[
         list[str],
         typer.Option("--watch-flag", help="Flag to watch (repeatable; default: every flag seen)."),
-    ] = [],  # noqa: B006
+    ] = [],
     window: Annotated[
         int, typer.Option(help="Steps per trend window (also tested at 2x and 4x).", min=4)
     ] = 32,
@@ -112,7 +113,7 @@ def monitor_command(
     fail_on_alert: Annotated[
         bool, typer.Option(help="Exit with status 1 when there is any alert.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Check a training log for reward hacking: proxy up while gold falls, a widening proxy-gold
     gap, reward tracking length, rising grader disagreement, constant (all-zero) batches, and

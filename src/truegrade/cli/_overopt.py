@@ -10,7 +10,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from truegrade.cli._common import fail, out_console, progress_bar, user_errors, write_outputs
+from truegrade.cli._common import (
+    QuietOption,
+    fail,
+    out_console,
+    progress_bar,
+    user_errors,
+    write_outputs,
+)
 from truegrade.core import DataError
 from truegrade.data import count_rows, get_field, read_rows
 
@@ -100,7 +107,7 @@ def overopt_command(
             help="n to evaluate: 1,2,4,8 (repeatable). Default: ~sqrt(2) apart up to the "
             "median pool size.",
         ),
-    ] = [],  # noqa: B006
+    ] = [],
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples over prompts.", min=50)
     ] = 1000,
@@ -114,7 +121,7 @@ def overopt_command(
     plot: Annotated[
         Path | None, typer.Option(help="Draw the curves to this image (needs matplotlib).")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Proxy and gold under best-of-n from one pool of samples per prompt: curves against n and
     KL, Gao et al.'s fitted forms, where gold peaks, and the proxy-gold gap."""

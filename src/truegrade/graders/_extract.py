@@ -8,8 +8,8 @@ the caller fails it.
 Statements, by strength:
 
 1. explicit: ``\\boxed{...}`` / ``\\fbox{...}``, a line starting ``Answer:`` / ``Final answer:``,
-   a GSM8K ``#### ...`` line;
-2. phrased: "the (final) answer is ...", used only when there is no explicit statement.
+   "the final answer is ...", a GSM8K ``#### ...`` line;
+2. phrased: "the (correct) answer is ...", used only when there is no explicit statement.
 """
 
 from __future__ import annotations
@@ -33,9 +33,13 @@ _ANSWER_LINE = re.compile(
     r"[:\uff1a]([^\n]*)$"
 )
 _HASHES = re.compile(r"(?m)^[ \t]*####[ \t]*([^\n]*)$")
+# a phrase's answer runs to the end of its sentence, so two phrases on one line are two answers
+_TO_SENTENCE_END = r"([^\n]*?)(?=\.(?:\s|$)|\n|$)"
 _PHRASE = re.compile(
-    r"(?i)\bthe[ \t]+(?:(?:final|correct|right|best)[ \t]+)?answer[ \t]+is\b[ \t:*]*([^\n]*)"
+    r"(?i)\bthe[ \t]+(?:(?:final|correct|right|best)[ \t]+)?answer[ \t]+is\b[ \t:*]*"
+    + _TO_SENTENCE_END
 )
+_FINAL_PHRASE = re.compile(r"(?i)\bfinal[ \t]+answer[ \t]+is\b[ \t:*]*" + _TO_SENTENCE_END)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 MAX_STATEMENTS = 64
 
@@ -64,9 +68,18 @@ def boxed_contents(text: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
     return out
 
 
+_PLACEHOLDER = re.compile(r"\\[hv]?phantom\{[^{}]*\}|\\q?quad\b|(?<!\\)\\[ ,;:!]|~")
+
+
 def clean_answer(text: str) -> str:
-    """Strip the wrapping people put around an answer: markdown, ``$...$``, a final period."""
+    """Strip the wrapping people put around an answer: markdown, ``$...$``, a final period.
+
+    A box holding only spacing (``\\boxed{\\phantom{2}}``, the blank in a fill-in question that
+    a response copies) cleans to the empty string, so it is not read as an answer.
+    """
     answer = text.strip()
+    if not _PLACEHOLDER.sub("", answer).strip():
+        return ""
     for _ in range(3):
         before = answer
         answer = answer.strip().strip("*_").strip()
@@ -96,23 +109,44 @@ class FinalAnswers:
     level: str
 
 
-def final_answers(text: str) -> FinalAnswers:
-    """All final-answer statements of the strongest kind present (see the module docstring)."""
-    explicit: list[str] = [clean_answer(b) for b in boxed_contents(text)]
-    for pattern in (_ANSWER_LINE, _HASHES):
-        for match in pattern.finditer(text):
-            if len(explicit) >= MAX_STATEMENTS:
-                break
-            inner = boxed_contents(match.group(1))
-            if inner:
-                continue  # "Answer: \boxed{5}" is one statement, already counted
-            explicit.append(clean_answer(_first_sentence(match.group(1))))
+def final_answers(
+    text: str, *, boxes: bool = True, lines: bool = True, limit: int = MAX_STATEMENTS
+) -> FinalAnswers:
+    """All final-answer statements of the strongest kind present (see the module docstring).
+
+    Args:
+        text: The response.
+        boxes: Count ``\\boxed{}`` / ``\\fbox{}`` contents.
+        lines: Count ``Answer:`` / ``Final answer:`` lines, "the final answer is ..." and
+            ``####`` lines.
+        limit: At most this many statements (more is itself a hedge; callers that must see
+            every box pass a large limit).
+    """
+    explicit: list[str] = (
+        [clean_answer(b) for b in boxed_contents(text, limit=limit)] if boxes else []
+    )
+    if lines:
+        for pattern in (_ANSWER_LINE, _FINAL_PHRASE, _HASHES):
+            for match in pattern.finditer(text):
+                if len(explicit) >= limit:
+                    break
+                body = match.group(1)
+                inner = boxed_contents(body, limit=limit)
+                if inner:
+                    if not boxes:  # "Answer: \boxed{5}" is one statement: the box
+                        explicit.extend(clean_answer(b) for b in inner)
+                    continue
+                if pattern is not _FINAL_PHRASE and _FINAL_PHRASE.search(body):
+                    continue  # "Final Answer: The final answer is 5": counted by the phrase
+                explicit.append(clean_answer(_first_sentence(body)))
     explicit = [e for e in explicit if e]
     if explicit:
         return FinalAnswers(tuple(explicit), "explicit")
+    if not lines:
+        return FinalAnswers((), "none")
     phrased = [
         clean_answer(_first_sentence(m.group(1)))
-        for _, m in zip(range(MAX_STATEMENTS), _PHRASE.finditer(text), strict=False)
+        for _, m in zip(range(limit), _PHRASE.finditer(text), strict=False)
     ]
     phrased = [p for p in phrased if p]
     if phrased:

@@ -1,0 +1,39 @@
+"""The attack engine: responses that are wrong by construction, thrown at a grader to find what
+it rewards anyway.
+
+``ATTACKS`` is the library (math answers, code hacks, free-text tricks), ``run_attacks`` grades
+it (plus an optional adaptive search) against any grader and returns an ``AttackReport``.
+"""
+
+from truegrade.attacks._base import ATTACKS, KINDS, Attack, Candidate, attack, attacks_for
+from truegrade.attacks._report import (
+    AttackExample,
+    AttackReport,
+    AttackResult,
+    Controls,
+    Exploitability,
+    SearchResult,
+)
+from truegrade.attacks._run import infer_kind, is_rewarded, reference_response, run_attacks
+from truegrade.attacks._search import OPERATORS, adaptive_search
+
+__all__ = [
+    "ATTACKS",
+    "KINDS",
+    "OPERATORS",
+    "Attack",
+    "AttackExample",
+    "AttackReport",
+    "AttackResult",
+    "Candidate",
+    "Controls",
+    "Exploitability",
+    "SearchResult",
+    "adaptive_search",
+    "attack",
+    "attacks_for",
+    "infer_kind",
+    "is_rewarded",
+    "reference_response",
+    "run_attacks",
+]

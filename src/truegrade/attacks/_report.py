@@ -1,0 +1,104 @@
+"""The attack report: what was tried, what got through, and how exploitable the grader is.
+
+This is the JSON the ``attack`` command writes and the grader card reads. Its schema is the
+pydantic models below (``AttackReport.model_json_schema()``); ``schema_version`` changes when a
+field changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "AttackExample",
+    "AttackReport",
+    "AttackResult",
+    "Controls",
+    "Exploitability",
+    "SearchResult",
+]
+
+
+class AttackExample(BaseModel):
+    """The shortest response of an attack that the grader rewarded."""
+
+    item: str = Field(description="Id of the item attacked.")
+    variant: str = Field(description="Which form of the attack.")
+    response: str = Field(description="The rewarded response (cut to 2,000 characters).")
+    score: float
+    passed: bool | None
+    flags: list[str] = Field(default_factory=list)
+
+
+class AttackResult(BaseModel):
+    """One attack's outcome over all items it applied to.
+
+    ``exploit_rate`` is the share of items where at least one response of this attack was
+    rewarded, with a Wilson interval; ``tried``/``exploited`` count responses.
+    """
+
+    name: str
+    kinds: list[str]
+    why_wrong: str = Field(description="Why every response of this attack is wrong.")
+    hostile: bool = False
+    tried: int = Field(description="Responses graded.")
+    exploited: int = Field(description="Responses rewarded (passed, or score above threshold).")
+    items_tried: int
+    items_exploited: int
+    exploit_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    grader_errors: dict[str, int] = Field(
+        default_factory=dict,
+        description="Responses the grader could not grade, by flag (timeout, crashed...): "
+        "an attack that hangs a grader shows up here.",
+    )
+    example: AttackExample | None = None
+
+
+class Exploitability(BaseModel):
+    """The headline number: share of items with at least one successful exploit."""
+
+    items: int
+    items_exploited: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    worst_attack: str | None = Field(description="The attack with the highest exploit rate.")
+
+
+class Controls(BaseModel):
+    """Correct responses (the reference itself, written as an answer) graded as a sanity check:
+    a grader that fails everything cannot be exploited, and is useless."""
+
+    tried: int
+    passed: int
+    rate: float | None
+
+
+class SearchResult(BaseModel):
+    """The adaptive search's best response on one item."""
+
+    item: str
+    exploited: bool
+    best_score: float
+    best_response: str
+    queries: int
+    operators: list[str] = Field(description="The mutations that produced the best response.")
+
+
+class AttackReport(BaseModel):
+    """Everything ``truegrade attack`` found."""
+
+    schema_version: int = 1
+    grader: dict[str, Any] | str
+    kind: str = Field(description="The grader family attacked: math, code or text.")
+    threshold: float = Field(description="A score above this counts as rewarded.")
+    items: int
+    attacks: list[AttackResult]
+    exploitability: Exploitability
+    controls: Controls
+    search: list[SearchResult] = Field(default_factory=list)
+    search_budget: int = 0

@@ -1,0 +1,259 @@
+"""Running the attack library (and the adaptive search) against any grader.
+
+The runner only ever calls the grader through ``run_grader``: a user's reward function, a
+composed spec and a built-in grader are attacked the same way. Attack responses are graded in
+batches (through the engine, for graders that use it), and a response that hangs or crashes the
+grader is recorded as such, never lost. Attack metadata is kept on the runner's side: the grader
+sees exactly what a model's response would look like.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from truegrade.attacks._base import Attack, attacks_for, reference_text
+from truegrade.attacks._report import (
+    AttackExample,
+    AttackReport,
+    AttackResult,
+    Controls,
+    Exploitability,
+    SearchResult,
+)
+from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.stats import wilson_interval
+
+__all__ = ["infer_kind", "is_rewarded", "reference_response", "run_attacks"]
+
+_MATH_GRADERS = {"math", "numeric", "exact", "choice"}
+_CODE_GRADERS = {"code"}
+_TEXT_GRADERS = {"judge", "rubric", "reward_model", "regex", "json"}
+
+
+def is_rewarded(grade: Grade, threshold: float) -> bool:
+    """A response is rewarded when it passed, or scored above ``threshold``, without error."""
+    if grade.error is not None:
+        return False
+    return grade.passed is True or grade.score > threshold
+
+
+def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
+    """Which attack family fits: from the grader's kind, else from what the references hold."""
+    from truegrade.graders import walk
+
+    for node in walk(grader):
+        kind = getattr(node, "kind", None)
+        if kind in _MATH_GRADERS:
+            return "math"
+        if kind in _CODE_GRADERS:
+            return "code"
+        if kind in _TEXT_GRADERS:
+            return "text"
+    for sample in samples[:50]:
+        ref: Any = sample.reference
+        if isinstance(ref, dict) and ({"entry_point", "cases", "stdio", "check"} & set(ref)):
+            return "code"
+        if isinstance(ref, (dict, list)):
+            return "text"
+        if isinstance(ref, (int, float)) or (isinstance(ref, str) and len(ref) <= 80):
+            return "math"
+    return "text"
+
+
+def reference_response(sample: Sample, kind: str) -> str | None:
+    """The item's own reference written as a response (a control any sound grader passes):
+    ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text."""
+    gold = reference_text(sample)
+    if kind == "math":
+        return f"The answer is \\boxed{{{gold}}}." if gold else None
+    if kind == "code":
+        solution = sample.metadata.get("canonical_solution")
+        if isinstance(solution, str):
+            return f"```python\n{sample.prompt_text}{solution}\n```"
+        return None
+    return gold if isinstance(sample.reference, str) and gold else None
+
+
+@dataclass
+class _Tried:
+    item: str
+    attack: str
+    variant: str
+    response: str
+
+
+def run_attacks(
+    grader: Grader,
+    samples: Sequence[SampleLike],
+    *,
+    kind: str | None = None,
+    attacks: Sequence[str] | None = None,
+    hostile: bool = False,
+    threshold: float = 0.5,
+    budget: int = 0,
+    seed: int = 0,
+    batch_size: int = 512,
+    oracle: Grader | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> AttackReport:
+    """Attack ``grader`` on ``samples`` and report how exploitable it is.
+
+    Args:
+        grader: Any grader (``grade_batch``).
+        samples: Items to attack (prompt and reference; any response is ignored).
+        kind: ``math``, ``code`` or ``text``; inferred when None.
+        attacks: Attack names to run (default: every non-hostile attack for ``kind``).
+        hostile: Also run attacks built to hang or escape (denial of service, fork bombs).
+        threshold: A score above it counts as rewarded (a pass always does).
+        budget: Adaptive-search queries per item after the library (0: no search).
+        seed: Seeds every random choice, so a run can be repeated exactly.
+        batch_size: Responses per call to the grader.
+        oracle: A grader that knows right from wrong (the hardened ``math`` or ``code``), used by
+            the search to keep only responses that are still wrong.
+        progress: Called as ``(graded, total)`` after each batch.
+
+    Examples:
+        >>> report = run_attacks(load_grader("naive.py:reward"), rows)  # doctest: +SKIP
+        >>> report.exploitability.rate  # doctest: +SKIP
+        0.92
+    """
+    items = [s.model_copy(update={"response": None}) for s in to_samples(samples)]
+    the_kind = kind or infer_kind(grader, items)
+    chosen = attacks_for(the_kind, attacks)
+    if attacks is None and not hostile:
+        chosen = [a for a in chosen if not a.hostile]
+    rng = random.Random(seed)
+    tried: list[_Tried] = []
+    queue: list[Sample] = []
+    controls: list[Sample] = []
+    for item in items:
+        for spec in chosen:
+            for k, candidate in enumerate(spec.candidates(item, rng)):
+                tried.append(_Tried(item.key, spec.name, candidate.variant, candidate.response))
+                queue.append(
+                    item.model_copy(
+                        update={
+                            "id": f"{item.key}::{spec.name}::{k}",
+                            "response": candidate.response,
+                            "label": None,
+                            "group": item.key,
+                        }
+                    )
+                )
+        control = reference_response(item, the_kind)
+        if control is not None:
+            controls.append(
+                item.model_copy(
+                    update={"id": f"{item.key}::control", "response": control, "label": None}
+                )
+            )
+    everything = queue + controls
+    grades: list[Grade] = []
+    for start in range(0, len(everything), batch_size):
+        grades.extend(run_grader(grader, everything[start : start + batch_size]))
+        if progress is not None:
+            progress(len(grades), len(everything))
+    attack_grades, control_grades = grades[: len(queue)], grades[len(queue) :]
+    results = [_summarize(spec, tried, attack_grades, threshold) for spec in chosen]
+    exploited_items = {
+        t.item for t, g in zip(tried, attack_grades, strict=True) if is_rewarded(g, threshold)
+    }
+    search: list[SearchResult] = []
+    if budget > 0:
+        from truegrade.attacks._search import adaptive_search
+
+        search = adaptive_search(
+            grader,
+            items,
+            tried,
+            attack_grades,
+            kind=the_kind,
+            budget=budget,
+            threshold=threshold,
+            rng=rng,
+            oracle=oracle,
+            batch_size=batch_size,
+        )
+        exploited_items |= {s.item for s in search if s.exploited}
+    attacked_items = {t.item for t in tried}
+    n_items = len(attacked_items) if attacked_items else len(items)
+    overall = wilson_interval(len(exploited_items), n_items) if n_items else None
+    rated = [r for r in results if r.exploit_rate is not None]
+    worst = max(rated, key=lambda r: (r.exploit_rate or 0, r.exploited)).name if rated else None
+    if worst is not None and not any((r.exploit_rate or 0) > 0 for r in rated):
+        worst = None
+    passed_controls = sum(1 for g in control_grades if is_rewarded(g, threshold))
+    return AttackReport(
+        grader=getattr(grader, "spec", None) or repr(grader),
+        kind=the_kind,
+        threshold=threshold,
+        items=len(items),
+        attacks=results,
+        exploitability=Exploitability(
+            items=n_items,
+            items_exploited=len(exploited_items),
+            rate=None if overall is None else overall.estimate,
+            ci_low=None if overall is None else overall.ci_low,
+            ci_high=None if overall is None else overall.ci_high,
+            worst_attack=worst,
+        ),
+        controls=Controls(
+            tried=len(control_grades),
+            passed=passed_controls,
+            rate=passed_controls / len(control_grades) if control_grades else None,
+        ),
+        search=search,
+        search_budget=budget,
+    )
+
+
+def _summarize(
+    spec: Attack, tried: list[_Tried], grades: list[Grade], threshold: float
+) -> AttackResult:
+    mine = [(t, g) for t, g in zip(tried, grades, strict=True) if t.attack == spec.name]
+    items: dict[str, bool] = defaultdict(bool)
+    errors: Counter[str] = Counter()
+    best: tuple[_Tried, Grade] | None = None
+    exploited = 0
+    for t, g in mine:
+        hit = is_rewarded(g, threshold)
+        items[t.item] |= hit
+        if g.error is not None:
+            for flag in g.flags or ["error"]:
+                errors[flag] += 1
+        if hit:
+            exploited += 1
+            if best is None or len(t.response) < len(best[0].response):
+                best = (t, g)
+    hits = sum(items.values())
+    rate = wilson_interval(hits, len(items)) if items else None
+    example = None
+    if best is not None:
+        t, g = best
+        example = AttackExample(
+            item=t.item,
+            variant=t.variant,
+            response=t.response[:2000],
+            score=g.score,
+            passed=g.passed,
+            flags=g.flags,
+        )
+    return AttackResult(
+        name=spec.name,
+        kinds=sorted(spec.kinds),
+        why_wrong=spec.why_wrong,
+        hostile=spec.hostile,
+        tried=len(mine),
+        exploited=exploited,
+        items_tried=len(items),
+        items_exploited=hits,
+        exploit_rate=None if rate is None else rate.estimate,
+        ci_low=None if rate is None else rate.ci_low,
+        ci_high=None if rate is None else rate.ci_high,
+        grader_errors=dict(errors),
+        example=example,
+    )

@@ -1,0 +1,128 @@
+"""``math`` against Math-Verify on real model outputs: accuracy agreement, throughput, latency.
+
+Both run on the same (response, gold) pairs, in the same kind of worker processes (the engine's),
+with the same number of workers, alternating in one run. Math-Verify runs as its documentation
+shows: ``verify(parse("$" + gold + "$"), parse(response))`` per pair, its own timeouts on (it runs
+in a worker's main thread, where its signal alarms work). Ours runs as users run it:
+``load_grader("math").grade_batch``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from truegrade.bench._report import BenchReport, Measurement
+from truegrade.core import load_grader
+from truegrade.exec import Engine, configure_default_engine, default_engine
+from truegrade.graders import set_timeout
+
+__all__ = ["DEFAULT_MATH_DATA", "MathVerifyTask", "load_math_pairs", "run_math_bench"]
+
+DEFAULT_MATH_DATA = Path("../shared/data/math/qwen25_math_cot_100.jsonl")
+
+
+@dataclass
+class MathVerifyTask:
+    """Math-Verify's documented usage, as an engine task: parse both sides, verify."""
+
+    def setup(self) -> None:
+        import math_verify
+
+        math_verify.verify(math_verify.parse("$1$"), math_verify.parse("1"))
+
+    def __call__(self, payload: tuple[str, str]) -> bool:
+        from math_verify import parse, verify
+
+        response, gold = payload
+        return bool(verify(parse("$" + gold + "$"), parse(response)))
+
+
+def load_math_pairs(path: Path) -> list[tuple[str, str]]:
+    """(response, gold) pairs from a Qwen2.5-Math style file (``code`` list, ``answer``)."""
+    pairs: list[tuple[str, str]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        pairs.extend((response, str(row["answer"])) for response in row["code"])
+    return pairs
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def run_math_bench(
+    *,
+    data: Path = DEFAULT_MATH_DATA,
+    workers: tuple[int, ...] = (1, 2),
+    repeats: int = 3,
+    progress: Callable[[str], None] | None = None,
+) -> BenchReport:
+    """Throughput (pairs/s per core) and latency of ``math`` vs Math-Verify, plus agreement."""
+    pairs = load_math_pairs(data)
+    rows = [{"id": i, "response": r, "reference": g} for i, (r, g) in enumerate(pairs)]
+    report = BenchReport(
+        title=f"math vs Math-Verify on {len(pairs)} real responses ({data.name})",
+        metric="pairs/s per core",
+        lower_is_better=False,
+        params={"pairs": len(pairs), "workers": list(workers), "repeats": repeats},
+        notes=[
+            "Same pairs, same worker processes, alternating runs; medians of the repeats.",
+            "Latency is time per pair inside the worker (p50 / p99 over all repeats).",
+        ],
+    )
+    agreement: dict[str, Any] = {}
+    for n in workers:
+        ours = Measurement(f"truegrade math, {n} worker{'s' * (n > 1)}", False, [])
+        anchor = Measurement(f"Math-Verify parse+verify, {n} worker{'s' * (n > 1)}", True, [])
+        ours_latency: list[float] = []
+        anchor_latency: list[float] = []
+        configure_default_engine(workers=n)
+        grader = load_grader("math")
+        set_timeout(grader, 5.0)
+        with Engine(workers=n) as engine:
+            engine.start()
+            grader.grade_batch(rows[: n * 4])  # warm both pools: imports, parser tables
+            engine.map(MathVerifyTask(), pairs[: n * 4], timeout_s=60)
+            for r in range(repeats):
+                if progress:
+                    progress(f"{n} worker(s): repeat {r + 1}/{repeats}")
+                start = time.perf_counter()
+                grades = grader.grade_batch(rows)
+                ours.samples.append(len(pairs) / (time.perf_counter() - start) / n)
+                ours_latency.extend(g.latency_ms for g in grades)
+                start = time.perf_counter()
+                outcomes = engine.map(MathVerifyTask(), pairs, timeout_s=60)
+                anchor.samples.append(len(pairs) / (time.perf_counter() - start) / n)
+                anchor_latency.extend(o.elapsed_s * 1000 for o in outcomes)
+        default_engine().close()
+        for m, lat in ((ours, ours_latency), (anchor, anchor_latency)):
+            m.extra = {
+                "p50_ms": _percentile(lat, 0.5),
+                "p99_ms": _percentile(lat, 0.99),
+                "mean_ms": statistics.fmean(lat) if lat else float("nan"),
+            }
+        report.measurements += [ours, anchor]
+        report.pairs.append((ours.name, anchor.name))
+        if not agreement:
+            ours_ok = [bool(g.passed) for g in grades]
+            theirs_ok = [bool(o.value) if o.ok else False for o in outcomes]
+            agreement = {
+                "ours_accepts": sum(ours_ok),
+                "math_verify_accepts": sum(theirs_ok),
+                "disagreements": [
+                    {"pair": i, "ours": a, "math_verify": b, "gold": pairs[i][1]}
+                    for i, (a, b) in enumerate(zip(ours_ok, theirs_ok, strict=True))
+                    if a != b
+                ],
+            }
+    report.details["agreement"] = agreement
+    return report

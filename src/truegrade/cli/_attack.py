@@ -1,0 +1,181 @@
+"""``truegrade attack``: how exploitable is a grader? Throw wrong answers at it and count."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_attacks
+from truegrade.cli._common import (
+    FormatOption,
+    GraderOptions,
+    LimitOption,
+    OutOption,
+    QuietOption,
+    TimeoutOption,
+    WorkersOption,
+    err_console,
+    fail,
+    load_rows,
+    out_console,
+    progress_bar,
+    user_errors,
+)
+from truegrade.cli._grade import load_cli_grader
+from truegrade.core import load_grader
+from truegrade.exec import configure_default_engine
+
+__all__ = ["attack_command", "attack_table"]
+
+
+def _rate(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.0%} [{low or 0:.0%}, {high or 0:.0%}]"
+
+
+def attack_table(report: AttackReport, *, title: str) -> Table:
+    """Per attack: responses tried and rewarded, items exploited with a Wilson CI, an example."""
+    table = Table(title=title, title_justify="left")
+    with_errors = any(r.grader_errors for r in report.attacks)
+    table.add_column("attack", no_wrap=True)
+    table.add_column("tried", justify="right")
+    table.add_column("rewarded", justify="right")
+    table.add_column("items exploited", justify="right", no_wrap=True)
+    if with_errors:
+        table.add_column("grader errors", justify="right")
+    table.add_column("shortest rewarded response", overflow="fold", max_width=48)
+    for result in sorted(report.attacks, key=lambda r: -(r.exploit_rate or 0)):
+        if result.tried == 0:
+            continue
+        example = result.example.response.replace("\n", "⏎")[:60] if result.example else ""
+        errors = ", ".join(f"{k} {v}" for k, v in result.grader_errors.items())
+        style = "red" if result.exploited else ""
+        cells = [
+            f"[{style}]{result.name}[/]" if style else result.name,
+            str(result.tried),
+            str(result.exploited),
+            _rate(result.exploit_rate, result.ci_low, result.ci_high),
+        ]
+        cells += [errors] if with_errors else []
+        table.add_row(*cells, example)
+    return table
+
+
+def attack_command(
+    data: Annotated[Path, typer.Argument(help="Items to attack (prompt and reference).")],
+    grader: Annotated[
+        str | None, typer.Option("--grader", "-g", help="Grader spec to attack.")
+    ] = None,
+    option: GraderOptions = [],
+    attacks: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated attack names (default: all for the grader's kind)."),
+    ] = None,
+    kind: Annotated[
+        str | None, typer.Option(help=f"Attack family: {', '.join(KINDS)} (default: inferred).")
+    ] = None,
+    hostile: Annotated[
+        bool,
+        typer.Option(
+            help="Also run attacks built to hang or escape (only against sandboxed graders)."
+        ),
+    ] = False,
+    budget: Annotated[
+        int, typer.Option(help="Adaptive-search queries per item (0: off).", min=0)
+    ] = 0,
+    oracle: Annotated[
+        str | None,
+        typer.Option(
+            help="Grader that knows right from wrong, for "
+            "the search (default: math for math items)."
+        ),
+    ] = None,
+    threshold: Annotated[float, typer.Option(help="A score above this counts as rewarded.")] = 0.5,
+    limit: LimitOption = None,
+    seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
+    workers: WorkersOption = None,
+    timeout_s: TimeoutOption = None,
+    fmt: FormatOption = "auto",
+    out: OutOption = None,
+    list_attacks: Annotated[
+        bool, typer.Option("--list", help="List the attack library and exit.")
+    ] = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Attack a grader with wrong-by-construction responses and report how often it rewards them."""
+    if list_attacks:
+        attacks_for("math")
+        table = Table(title="attack library", title_justify="left")
+        for column in ("attack", "targets", "why every response is wrong"):
+            table.add_column(column, overflow="fold")
+        for spec in sorted(ATTACKS.values(), key=lambda a: (sorted(a.kinds), a.name)):
+            table.add_row(
+                spec.name + (" (hostile)" if spec.hostile else ""),
+                ", ".join(sorted(spec.kinds)),
+                spec.why_wrong,
+            )
+        out_console.print(table)
+        return
+    if grader is None:
+        fail("--grader is required (or --list to see the attacks)")
+    if kind is not None and kind not in KINDS:
+        fail(f"--kind must be one of {', '.join(KINDS)}")
+    if workers is not None:
+        configure_default_engine(workers=workers)
+    the_grader = load_cli_grader(grader, option, timeout_s)
+    the_oracle = None
+    if oracle is not None:
+        with user_errors():
+            the_oracle = load_grader(oracle)
+    names = [a.strip() for a in attacks.split(",")] if attacks else None
+    items = load_rows(data, fmt=fmt, limit=limit)
+    with progress_bar(enabled=not quiet) as bar:
+        task = bar.add_task("attacking", total=None)
+        try:
+            report = run_attacks(
+                the_grader,
+                items,
+                kind=kind,
+                attacks=names,
+                hostile=hostile,
+                threshold=threshold,
+                budget=budget,
+                seed=seed,
+                oracle=the_oracle,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+        except KeyError as exc:
+            fail(str(exc.args[0]))
+    out_console.print(attack_table(report, title=f"{grader} under attack ({report.kind})"))
+    e = report.exploitability
+    out_console.print(
+        f"exploitability: {_rate(e.rate, e.ci_low, e.ci_high)} of {e.items} items have a wrong "
+        f"response the grader rewards"
+        + (f"; worst attack: {e.worst_attack}" if e.worst_attack else ""),
+        highlight=False,
+    )
+    c = report.controls
+    if c.tried:
+        out_console.print(
+            f"controls (correct answers): {c.passed} of {c.tried} rewarded", highlight=False
+        )
+        if c.rate is not None and c.rate < 0.5:
+            err_console.print(
+                "[yellow]warning:[/] the grader rejects most correct answers; "
+                "a low exploitability means little here"
+            )
+    if report.search:
+        found = sum(1 for s in report.search if s.exploited)
+        out_console.print(
+            f"adaptive search: {found} of {len(report.search)} items exploited "
+            f"within {budget} queries each",
+            highlight=False,
+        )
+    if out is not None:
+        out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+        out_console.print(f"report: {out}", highlight=False)

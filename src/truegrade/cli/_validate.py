@@ -1,0 +1,182 @@
+"""``truegrade validate``: agreement of a grader with labels, with honest intervals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from truegrade.cli._common import (
+    FormatOption,
+    GraderOptions,
+    LimitOption,
+    OutOption,
+    QuietOption,
+    ThresholdOption,
+    TimeoutOption,
+    WorkersOption,
+    fail,
+    load_rows,
+    out_console,
+    progress_bar,
+    user_errors,
+)
+from truegrade.cli._grade import load_cli_grader
+from truegrade.core import DataError, Grade, Sample, run_grader
+from truegrade.data import read_results
+from truegrade.exec import configure_default_engine
+from truegrade.validate import Metric, SliceReport, ValidationReport, validate_grades
+
+__all__ = ["validate_command"]
+
+
+def _pct(metric: Metric | None) -> str:
+    if metric is None or metric.estimate is None:
+        return "n/a"
+    low, high = metric.ci_low or 0.0, metric.ci_high or 0.0
+    return f"{metric.estimate:.1%} [{low:.1%}, {high:.1%}]"
+
+
+def _num(metric: Metric | None) -> str:
+    if metric is None or metric.estimate is None:
+        return "n/a"
+    return f"{metric.estimate:.3f} [{metric.ci_low or 0:.3f}, {metric.ci_high or 0:.3f}]"
+
+
+def _slice_rows(table: Table, name: str, r: SliceReport) -> None:
+    table.add_row(
+        name,
+        str(r.graded),
+        str(r.grader_errors),
+        _pct(r.false_pass_rate),
+        _pct(r.false_fail_rate),
+        _pct(r.accuracy),
+        _num(r.kappa),
+    )
+
+
+def report_tables(report: ValidationReport) -> list[Table]:
+    """The overall metrics, the confusion matrix, and one row per slice."""
+    o = report.overall
+    head = Table(title="validation against labels", title_justify="left", show_header=False)
+    head.add_column("", style="bold")
+    head.add_column("")
+    head.add_row(
+        "items",
+        f"{o.items:,} ({o.graded:,} graded, {o.grader_errors:,} grader "
+        f"errors, {report.unlabelled:,} unlabelled rows left out)",
+    )
+    head.add_row("false pass rate", _pct(o.false_pass_rate) + "  (wrong responses passed)")
+    head.add_row("false fail rate", _pct(o.false_fail_rate) + "  (right responses failed)")
+    head.add_row("accuracy", _pct(o.accuracy))
+    head.add_row("Cohen's kappa", _num(o.kappa))
+    if o.auroc is not None:
+        head.add_row("AUROC (scores)", _num(o.auroc))
+    head.add_row(
+        "pass rate: grader / label", f"{_pct(o.grader_pass_rate)} / {_pct(o.label_pass_rate)}"
+    )
+    c = o.confusion
+    confusion = Table(title="confusion", title_justify="left")
+    confusion.add_column("")
+    confusion.add_column("label: pass", justify="right")
+    confusion.add_column("label: fail", justify="right")
+    confusion.add_row("grader: pass", str(c.true_pass), f"[red]{c.false_pass}[/]")
+    confusion.add_row("grader: fail", str(c.false_fail), str(c.true_fail))
+    tables = [head, confusion]
+    for path, groups in report.slices.items():
+        table = Table(title=f"by {path}", title_justify="left")
+        for col in (path, "graded", "errors", "false pass", "false fail", "accuracy", "kappa"):
+            table.add_column(col)
+        for value, r in groups.items():
+            _slice_rows(table, value, r)
+        tables.append(table)
+    return tables
+
+
+def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
+    by_id = {str(r["id"]): r for _, r in read_results(path)}
+    missing = [s.key for s in samples if s.key not in by_id]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise DataError(f"no grade for {len(missing)} labelled rows (ids {shown})", path=str(path))
+    fields = set(Grade.model_fields)
+    return [
+        Grade.model_validate({k: v for k, v in by_id[s.key].items() if k in fields})
+        for s in samples
+    ]
+
+
+def validate_command(
+    data: Annotated[Path, typer.Argument(help="Rows with responses and a 'label'.")],
+    grader: Annotated[str | None, typer.Option("--grader", "-g", help="Grader spec.")] = None,
+    option: GraderOptions = [],
+    scores: Annotated[
+        Path | None,
+        typer.Option(help="Precomputed grades (a results JSONL, joined by id) instead of grading."),
+    ] = None,
+    by: Annotated[
+        list[str], typer.Option(help="Slice by a field, e.g. metadata.subject (repeatable).")
+    ] = [],
+    threshold: ThresholdOption = 0.5,
+    label_threshold: Annotated[
+        float, typer.Option(help="Numeric labels at or above this pass.")
+    ] = 0.5,
+    limit: LimitOption = None,
+    workers: WorkersOption = None,
+    timeout_s: TimeoutOption = None,
+    fmt: FormatOption = "auto",
+    out: OutOption = None,
+    show: Annotated[int, typer.Option(help="Disagreeing items to print.", min=0)] = 10,
+    quiet: QuietOption = False,
+) -> None:
+    """Measure how well a grader agrees with labels: false pass rate first."""
+    if (grader is None) == (scores is None):
+        fail("give exactly one of --grader (grade now) or --scores (grades already computed)")
+    if workers is not None:
+        configure_default_engine(workers=workers)
+    samples = load_rows(data, fmt=fmt, limit=limit)
+    labelled = [s for s in samples if s.label is not None]
+    if not labelled:
+        fail(f"{data} has no rows with a 'label': nothing to validate against")
+    if scores is not None:
+        with user_errors():
+            grades = _grades_from_file(scores, labelled)
+        spec: dict[str, object] | str = f"scores from {scores}"
+    else:
+        assert grader is not None
+        the_grader = load_cli_grader(grader, option, timeout_s)
+        missing = [s.key for s in labelled if s.response is None]
+        if missing:
+            fail(f"{len(missing)} labelled rows have no response (first: {missing[0]})")
+        grades = []
+        with progress_bar(enabled=not quiet) as bar:
+            task = bar.add_task("grading", total=len(labelled))
+            for start in range(0, len(labelled), 256):
+                grades.extend(run_grader(the_grader, labelled[start : start + 256]))
+                bar.update(task, completed=len(grades))
+        spec = getattr(the_grader, "spec", None) or grader
+    report = validate_grades(
+        labelled, grades, grader=spec, threshold=threshold, label_threshold=label_threshold, by=by
+    )
+    report.unlabelled = len(samples) - len(labelled)
+    for table in report_tables(report):
+        out_console.print(table)
+    if report.disagreements and show:
+        table = Table(
+            title=f"disagreements (first {min(show, len(report.disagreements))} of "
+            f"{len(report.disagreements)})",
+            title_justify="left",
+        )
+        for col in ("id", "kind", "label", "score", "flags", "explanation"):
+            table.add_column(col, overflow="fold")
+        for d in report.disagreements[:show]:
+            table.add_row(
+                d.id, d.kind, str(d.label), f"{d.score:g}", ", ".join(d.flags), d.explanation[:80]
+            )
+        out_console.print(table)
+    if out is not None:
+        out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+        out_console.print(f"report: {out}", highlight=False)

@@ -1,0 +1,274 @@
+"""Strict equivalence of two answer cores: exact numbers first, SymPy only when needed.
+
+Parsing uses Math-Verify's LaTeX parser (``latex2sympy2_extended``, an ANTLR grammar: it builds
+SymPy objects from tokens and never evaluates text as Python). Before a core reaches it, a cheap
+scan refuses constructs whose evaluation is itself a denial of service (power towers, huge
+factorials and exponents): those are compared as strings only and otherwise fail as
+``too_complex``. After parsing, decimal floats are turned back into the exact rationals they were
+written as, so ``0.0000012`` is never "equal to six places" to ``0.000001``.
+
+Equality is exact (rational or symbolic). Tolerances exist, but only when the caller asks, and
+they compare high-precision values without chopping small numbers to zero. Interval endpoints
+must match in kind (open or closed), sets compare without order, tuples and matrices in order,
+and expressions in different variables are different.
+
+This module imports SymPy at import time: only worker processes import it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from latex2sympy2_extended.latex2sympy2 import NormalizationConfig, latex2sympy
+from math_verify.grader import should_treat_as_complex
+from sympy.core.relational import Relational
+
+__all__ = ["Parsed", "equivalent", "parse_core", "relation_equivalent"]
+
+_CONFIG = NormalizationConfig(
+    basic_latex=True,
+    units=False,
+    malformed_operators=True,
+    nits=False,
+    boxed="none",
+    equations=False,
+)
+_HUGE_EXPONENT = re.compile(r"\^\s*\{?\s*[-+]?\s*\d{5,}")
+_NESTED_EXPONENT = re.compile(r"\^\s*\{[^{}]*\^")
+_PAREN_EXPONENT = re.compile(r"\^\s*\(")
+_BIG_FACTORIAL = re.compile(r"(?:\d{4,}|[)}])\s*!")
+_LONG_NUMBER = re.compile(r"\d{400,}")
+_MAX_EXPONENT = 10_000
+_MAX_FACTORIAL = 1_000
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A core parsed to SymPy, or why it could not be.
+
+    Attributes:
+        value: The SymPy object (None on failure).
+        problem: ``parse_error`` or ``too_complex`` (None on success).
+        detail: A short human-readable reason.
+    """
+
+    value: Any
+    problem: str | None = None
+    detail: str = ""
+
+
+_MAX_DEPTH = 32
+
+
+def _depth(core: str) -> int:
+    depth = deepest = 0
+    for ch in core:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    return deepest
+
+
+def _risky(core: str) -> str | None:
+    if _depth(core) > _MAX_DEPTH:
+        return f"brackets nested more than {_MAX_DEPTH} deep"
+    if _HUGE_EXPONENT.search(core):
+        return "an exponent with five or more digits"
+    if _NESTED_EXPONENT.search(core) or _PAREN_EXPONENT.search(core):
+        return "a power tower"
+    if _BIG_FACTORIAL.search(core):
+        return "a factorial of a large or compound number"
+    if _LONG_NUMBER.search(core):
+        return "a number with hundreds of digits"
+    return None
+
+
+def _too_big(expr: Any) -> str | None:
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Pow):
+            exponent = node.exp
+            if exponent.has(sympy.Pow):
+                return "a power tower"
+            if exponent.is_Integer and abs(int(exponent)) > _MAX_EXPONENT:
+                return "an exponent over 10,000"
+        elif isinstance(node, (sympy.factorial, sympy.binomial, sympy.gamma)):
+            for arg in node.args:
+                if arg.is_Integer and abs(int(arg)) > _MAX_FACTORIAL:
+                    return "a factorial or binomial of a number over 1,000"
+                if arg.has(sympy.Pow, sympy.factorial):
+                    return "a factorial of a compound number"
+    return None
+
+
+def _exact_floats(expr: Any) -> Any:
+    floats = expr.atoms(sympy.Float) if hasattr(expr, "atoms") else set()
+    if not floats:
+        return expr
+    return expr.xreplace({f: sympy.Rational(str(f)) for f in floats})
+
+
+def parse_core(core: str) -> Parsed:
+    """Parse a normalised core with Math-Verify's LaTeX parser, refusing what cannot be checked."""
+    risk = _risky(core)
+    if risk is not None:
+        return Parsed(None, "too_complex", f"the answer contains {risk}")
+    try:
+        value = latex2sympy(
+            core, is_real=not should_treat_as_complex(core), normalization_config=_CONFIG
+        )
+    except RecursionError:
+        return Parsed(None, "too_complex", "the answer is nested too deeply")
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return Parsed(None, "parse_error", f"not parseable as LaTeX: {first[:80]}")
+    if value is None:
+        return Parsed(None, "parse_error", "not parseable as LaTeX")
+    big = _too_big(value)
+    if big is not None:
+        return Parsed(None, "too_complex", f"the answer contains {big}")
+    return Parsed(_exact_floats(value))
+
+
+def _is_collection(value: Any) -> bool:
+    return isinstance(value, (sympy.Set, sympy.Tuple, sympy.MatrixBase, tuple, list))
+
+
+def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
+    if not isinstance(a, sympy.Basic) or not isinstance(b, sympy.Basic):
+        return None
+    if a == b:
+        return "exact"
+    if a.free_symbols != b.free_symbols:
+        return None
+    try:
+        difference = sympy.simplify(a - b)
+    except Exception:
+        difference = None
+    if difference is not None and difference == 0:
+        return "symbolic"
+    if difference is not None and difference.is_number and difference.is_zero is True:
+        return "symbolic"
+    if (abs_tol > 0 or rel_tol > 0) and a.is_number and b.is_number:
+        try:
+            x = complex(sympy.N(a, 30))
+            y = complex(sympy.N(b, 30))
+        except (TypeError, ValueError):
+            return None
+        gap = abs(x - y)
+        if abs_tol > 0 and gap <= abs_tol:
+            return "abs_tol"
+        if rel_tol > 0 and gap <= rel_tol * abs(y):
+            return "rel_tol"
+    return None
+
+
+def equivalent(gold: Any, answer: Any, *, abs_tol: float = 0.0, rel_tol: float = 0.0) -> str | None:
+    """How ``answer`` equals ``gold`` (``exact``, ``symbolic``, ``abs_tol``, ``rel_tol``), or None.
+
+    Raises nothing: anything SymPy cannot decide is "not equal".
+    """
+    try:
+        return _equivalent(gold, answer, abs_tol, rel_tol)
+    except Exception:
+        return None
+
+
+def _equivalent(gold: Any, answer: Any, abs_tol: float, rel_tol: float) -> str | None:
+    if isinstance(gold, Fraction):
+        gold = sympy.Rational(gold.numerator, gold.denominator)
+    if isinstance(answer, Fraction):
+        answer = sympy.Rational(answer.numerator, answer.denominator)
+    if isinstance(gold, sympy.Interval) or isinstance(answer, sympy.Interval):
+        if not (isinstance(gold, sympy.Interval) and isinstance(answer, sympy.Interval)):
+            return None
+        if gold.left_open != answer.left_open or gold.right_open != answer.right_open:
+            return None
+        start = _equivalent(gold.start, answer.start, abs_tol, rel_tol)
+        end = _equivalent(gold.end, answer.end, abs_tol, rel_tol)
+        return None if start is None or end is None else _weakest([start, end])
+    if isinstance(gold, sympy.FiniteSet) and isinstance(answer, sympy.FiniteSet):
+        return _match_unordered(list(gold.args), list(answer.args), abs_tol, rel_tol)
+    if isinstance(gold, sympy.Tuple) and isinstance(answer, sympy.Tuple):
+        if len(gold) != len(answer):
+            return None
+        return _all_in_order(list(gold.args), list(answer.args), abs_tol, rel_tol)
+    if isinstance(gold, sympy.MatrixBase) and isinstance(answer, sympy.MatrixBase):
+        if gold.shape != answer.shape:
+            return None
+        return _all_in_order(list(gold), list(answer), abs_tol, rel_tol)
+    if isinstance(gold, sympy.Set) and isinstance(answer, sympy.Set):
+        if gold == answer:
+            return "exact"
+        return "symbolic" if gold.symmetric_difference(answer).is_empty else None
+    if _is_collection(gold) or _is_collection(answer):
+        return None
+    if isinstance(gold, Relational) or isinstance(answer, Relational):
+        return relation_equivalent(gold, answer)
+    return _scalar_equal(gold, answer, abs_tol, rel_tol)
+
+
+def _weakest(hows: list[str]) -> str:
+    for how in ("rel_tol", "abs_tol", "symbolic"):
+        if how in hows:
+            return how
+    return "exact"
+
+
+def _all_in_order(gold: list[Any], answer: list[Any], abs_tol: float, rel_tol: float) -> str | None:
+    hows = []
+    for g, a in zip(gold, answer, strict=True):
+        how = _equivalent(g, a, abs_tol, rel_tol)
+        if how is None:
+            return None
+        hows.append(how)
+    return _weakest(hows) if hows else "exact"
+
+
+def _match_unordered(
+    gold: list[Any], answer: list[Any], abs_tol: float, rel_tol: float
+) -> str | None:
+    if len(gold) != len(answer):
+        return None
+    remaining = list(answer)
+    hows = []
+    for g in gold:
+        for i, a in enumerate(remaining):
+            how = _equivalent(g, a, abs_tol, rel_tol)
+            if how is not None:
+                hows.append(how)
+                del remaining[i]
+                break
+        else:
+            return None
+    return _weakest(hows) if hows else "exact"
+
+
+def relation_equivalent(gold: Any, answer: Any) -> str | None:
+    """Two relations say the same thing: same kind (or mirrored), sides differing by a constant
+    non-zero factor (``y = 2x + 3`` and ``2x - y + 3 = 0``)."""
+    if not (isinstance(gold, Relational) and isinstance(answer, Relational)):
+        return None
+    g = gold.lhs - gold.rhs
+    a = answer.lhs - answer.rhs
+    mirrored = {sympy.Gt: sympy.Lt, sympy.Lt: sympy.Gt, sympy.Ge: sympy.Le, sympy.Le: sympy.Ge}
+    same_kind = type(gold) is type(answer)
+    if not same_kind and mirrored.get(type(gold)) is type(answer):
+        a = -a
+    elif not same_kind:
+        return None
+    if g.free_symbols != a.free_symbols:
+        return None
+    if sympy.simplify(g - a) == 0:
+        return "symbolic"
+    if a == 0:
+        return None
+    ratio = sympy.simplify(g / a)
+    if ratio.is_number and ratio != 0 and (isinstance(gold, sympy.Eq) or ratio.is_positive):
+        return "symbolic"
+    return None

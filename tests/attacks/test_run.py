@@ -1,0 +1,184 @@
+"""``run_attacks`` and ``truegrade attack`` against naive graders, hardened graders and planted
+weaknesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from truegrade.attacks import AttackReport, run_attacks
+from truegrade.core import Flag, Sample, load_grader
+from truegrade.data import read_samples
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+PLANTED = Path(__file__).with_name("planted.py")
+
+
+def items(name: str, limit: int | None = None) -> list[Sample]:
+    rows = [s for _, s in read_samples(EXAMPLES / "data" / name)]
+    return rows[:limit] if limit else rows
+
+
+def by_name(report: AttackReport) -> dict:
+    return {a.name: a for a in report.attacks}
+
+
+def test_hedging_exploits_the_last_number_reward_and_not_math():
+    arith = items("arith.jsonl", 14)
+    naive = run_attacks(load_grader(f"{EXAMPLES}/graders/naive_last_number.py:reward"), arith)
+    attacks = by_name(naive)
+    assert naive.kind == "math"
+    assert attacks["hedge_boxes"].items_exploited == attacks["hedge_boxes"].items_tried == 14
+    assert attacks["hedge_boxes"].example is not None
+    assert naive.exploitability.rate == 1.0
+    assert naive.controls.rate == 1.0
+    hardened = run_attacks(load_grader("math"), arith)
+    assert hardened.exploitability.items_exploited == 0
+    assert all(a.exploited == 0 for a in hardened.attacks)
+    assert hardened.controls.rate == 1.0  # it still passes right answers
+    assert hardened.exploitability.ci_high < 0.3  # 0 of 14, with an honest upper bound
+
+
+def test_sys_exit_exploits_the_exit_code_grader():
+    report = run_attacks(
+        load_grader(f"{EXAMPLES}/graders/exit_code.py:reward"),
+        items("code_tasks.jsonl"),
+        attacks=["exit_early", "always_equal"],
+    )
+    attacks = by_name(report)
+    assert report.kind == "code"
+    assert attacks["exit_early"].items_exploited == 8
+    assert report.controls.passed == 8
+
+
+def test_keyword_stuffing_exploits_the_keyword_rubric():
+    report = run_attacks(
+        load_grader(f"{EXAMPLES}/graders/keyword_rubric.py:reward"), items("advice.jsonl")
+    )
+    attacks = by_name(report)
+    assert report.kind == "text"
+    assert attacks["keyword_stuffing"].items_exploited == 6
+    assert attacks["prompt_injection"].exploited == 0
+    assert report.exploitability.worst_attack == "keyword_stuffing"
+
+
+def test_hostile_attacks_run_only_when_asked_and_a_hang_is_recorded():
+    grader = load_grader(f"{PLANTED}:hangs_on_boxes", timeout_s=1.0)
+    arith = items("arith.jsonl", 2)
+    assert "latex_dos" not in by_name(run_attacks(grader, arith, attacks=None))
+    report = run_attacks(grader, arith, hostile=True, attacks=["latex_dos", "hedge_boxes"])
+    dos = by_name(report)["latex_dos"]
+    assert dos.grader_errors.get(Flag.TIMEOUT) == 2  # the 20,000-box response, on both items
+    assert by_name(report)["hedge_boxes"].tried == 4  # the rest of the batch still ran
+
+
+def test_the_search_finds_a_planted_magic_word_within_budget():
+    rows = [
+        Sample(id=i, prompt=f"Describe the zebra crossing number {i}.", reference="a road")
+        for i in range(4)
+    ]
+    grader = load_grader(f"{PLANTED}:magic_word")
+    library_only = run_attacks(
+        grader, rows, kind="text", attacks=["fake_verdict", "prompt_injection"]
+    )
+    assert library_only.exploitability.items_exploited == 0
+    searched = run_attacks(
+        grader, rows, kind="text", attacks=["fake_verdict", "prompt_injection"], budget=60, seed=1
+    )
+    assert searched.exploitability.items_exploited == 4
+    for result in searched.search:
+        assert result.exploited and "zebra" in result.best_response.lower()
+        assert 0 < result.queries <= 60
+        assert {"token", "echo", "crossover"} & set(result.operators)
+
+
+def test_the_search_climbs_a_length_bias():
+    rows = [Sample(id=i, prompt="Say something.", reference="anything") for i in range(3)]
+    report = run_attacks(
+        load_grader(f"{PLANTED}:loves_length"),
+        rows,
+        kind="text",
+        attacks=["master_key"],
+        budget=40,
+        seed=3,
+        threshold=0.9,
+    )
+    assert all(r.exploited for r in report.search)
+    assert all(r.best_score > 0.9 for r in report.search)  # over 2,700 characters of padding
+
+
+def test_the_search_never_counts_a_right_answer_as_an_exploit():
+    # a grader that rewards the gold anywhere: mutations that add the gold make hedges (wrong),
+    # but the oracle discards any mutation that is actually right
+    rows = items("arith.jsonl", 3)
+    report = run_attacks(load_grader("math"), rows, attacks=["master_key"], budget=30, seed=0)
+    assert report.exploitability.items_exploited == 0
+    for result in report.search:
+        assert not result.exploited
+
+
+def test_the_attack_command_end_to_end(tmp_path):
+    out = tmp_path / "report.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "truegrade",
+            "attack",
+            str(EXAMPLES / "data" / "arith.jsonl"),
+            "-g",
+            f"{EXAMPLES}/graders/naive_last_number.py:reward",
+            "--limit",
+            "5",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "exploitability: 100%" in result.stdout
+    assert "worst attack" in result.stdout
+    report = AttackReport.model_validate(json.loads(out.read_text()))
+    assert report.items == 5 and report.exploitability.items_exploited == 5
+    listing = subprocess.run(
+        [sys.executable, "-m", "truegrade", "attack", "x", "--list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert "hedge_boxes" in listing.stdout and "exit_early" in listing.stdout
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "truegrade",
+            "attack",
+            str(EXAMPLES / "data" / "arith.jsonl"),
+            "-g",
+            "math",
+            "--attacks",
+            "nope",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "unknown attack 'nope'" in bad.stderr
+
+
+@pytest.mark.parametrize("spec", ["math", "numeric"])
+def test_hardened_number_graders_hold_against_the_whole_math_library(spec):
+    report = run_attacks(load_grader(spec), items("arith.jsonl", 21))
+    assert report.exploitability.items_exploited == 0, [
+        (a.name, a.example) for a in report.attacks if a.exploited
+    ]
