@@ -25,6 +25,8 @@ PACKAGES = [
     "truegrade.validate",
     "truegrade.audit",
     "truegrade.stats",
+    "truegrade.goodhart",
+    "truegrade.report",
     "truegrade.cli",
 ]
 

@@ -1,6 +1,7 @@
 """Benchmarks against the anchors: measured side by side in one run, reported as ratios."""
 
 from truegrade.bench._engine import run_engine_bench, trivial_task
+from truegrade.bench._goodhart import naive_bon_curve, run_goodhart_bench
 from truegrade.bench._math import DEFAULT_MATH_DATA, MathVerifyTask, load_math_pairs, run_math_bench
 from truegrade.bench._report import BenchReport, Measurement, machine
 
@@ -11,7 +12,9 @@ __all__ = [
     "Measurement",
     "load_math_pairs",
     "machine",
+    "naive_bon_curve",
     "run_engine_bench",
+    "run_goodhart_bench",
     "run_math_bench",
     "trivial_task",
 ]

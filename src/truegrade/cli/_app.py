@@ -11,6 +11,8 @@ from truegrade.cli._attack import attack_command
 from truegrade.cli._audit import audit_command
 from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
+from truegrade.cli._monitor import monitor_command
+from truegrade.cli._overopt import overopt_command
 from truegrade.cli._serve import serve_command
 from truegrade.cli._validate import validate_command
 
@@ -47,6 +49,8 @@ app.command("grade")(grade_command)
 app.command("attack")(attack_command)
 app.command("validate")(validate_command)
 app.command("audit")(audit_command)
+app.command("overopt")(overopt_command)
+app.command("monitor")(monitor_command)
 app.command("serve")(serve_command)
 app.add_typer(bench_app, name="bench")
 

@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 from rich.markdown import Markdown
 
-from truegrade.bench import DEFAULT_MATH_DATA, BenchReport, run_engine_bench, run_math_bench
+from truegrade.bench import (
+    DEFAULT_MATH_DATA,
+    BenchReport,
+    run_engine_bench,
+    run_goodhart_bench,
+    run_math_bench,
+)
 from truegrade.cli._common import err_console, fail, out_console
 
 __all__ = ["bench_app"]
@@ -78,3 +84,24 @@ def bench_math(
         "(listed in the JSON)",
         highlight=False,
     )
+
+
+@bench_app.command("goodhart")
+def bench_goodhart(
+    samples: Annotated[int, typer.Option(help="Samples in the pool.", min=100)] = 100_000,
+    prompts: Annotated[int, typer.Option(help="Prompts they are spread over.", min=2)] = 1_000,
+    repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 5,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples in the full analysis.")
+    ] = 1000,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """Best-of-n curves on a large pool versus a per-prompt numpy loop."""
+    report = run_goodhart_bench(
+        samples=samples,
+        prompts=prompts,
+        repeats=repeats,
+        resamples=resamples,
+        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+    )
+    _emit(report, out)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -39,6 +40,7 @@ __all__ = [
     "parse_pairs",
     "progress_bar",
     "user_errors",
+    "write_outputs",
 ]
 
 out_console = Console()
@@ -120,3 +122,23 @@ def load_rows(data: Path, *, fmt: str, limit: int | None) -> list[Sample]:
     if not rows:
         fail(f"{data} holds no rows")
     return rows
+
+
+def write_outputs(
+    doc: dict[str, Any],
+    out: Path | None,
+    plot: Path | None,
+    draw: Callable[[dict[str, Any], Path], Any],
+) -> None:
+    """Write a result document as strict JSON to ``out`` and draw it to ``plot``, when asked."""
+    if out is not None:
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n")
+        except OSError as exc:
+            fail(f"cannot write {out}: {exc.strerror}")
+        out_console.print(f"written: {out}", highlight=False)
+    if plot is not None:
+        with user_errors():
+            draw(doc, plot)
+        out_console.print(f"plot: {plot}", highlight=False)

@@ -29,7 +29,15 @@ from typing import IO, Any
 
 from truegrade.core import DataError, Sample
 
-__all__ = ["FORMATS", "BadRow", "count_rows", "read_rows", "read_samples", "row_to_samples"]
+__all__ = [
+    "FORMATS",
+    "BadRow",
+    "count_rows",
+    "get_field",
+    "read_rows",
+    "read_samples",
+    "row_to_samples",
+]
 
 FORMATS = ("auto", "rows", "verl", "openrlhf")
 
@@ -191,9 +199,14 @@ def count_rows(path: str | Path) -> int | None:
         return None
 
 
-def _get(row: Mapping[str, Any], dotted: str) -> Any:
+def get_field(row: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` in a row: a top-level key (which may itself contain dots), else a
+    dotted path into nested objects (``metadata.gold``, ``reward_model.ground_truth``); None when
+    absent."""
+    if path in row:
+        return row[path]
     value: Any = row
-    for part in dotted.split("."):
+    for part in path.split("."):
         if not isinstance(value, Mapping) or part not in value:
             return None
         value = value[part]
@@ -230,7 +243,7 @@ def _normalise(
             out["response"] = out.pop("output")
     if field_map:
         for target, source in field_map.items():
-            value = _get(row, source)
+            value = get_field(row, source)
             if value is None:
                 raise DataError(f"field map {target}={source}: the row has no '{source}'")
             if "." not in source and source != target:

@@ -14,7 +14,7 @@ from truegrade.stats._bootstrap import (
     cluster_totals,
     resample_counts,
 )
-from truegrade.stats._estimate import Estimate, cluster_codes
+from truegrade.stats._estimate import Estimate, as_float_array, cluster_codes, factorize, json_ready
 from truegrade.stats._inference import (
     PairedDifference,
     bootstrap_mean,
@@ -34,6 +34,7 @@ __all__ = [
     "GradeSummary",
     "MeanSE",
     "PairedDifference",
+    "as_float_array",
     "auroc",
     "bootstrap_mean",
     "calibration_error",
@@ -42,6 +43,8 @@ __all__ = [
     "cluster_totals",
     "clustered_se",
     "cohen_kappa",
+    "factorize",
+    "json_ready",
     "macro_f1",
     "mean_ci",
     "mean_se",

@@ -19,6 +19,8 @@ __all__ = [
     "Estimate",
     "as_float_array",
     "cluster_codes",
+    "factorize",
+    "json_ready",
     "normal_ppf",
     "normal_quantile",
     "t_quantile",
@@ -69,6 +71,20 @@ class Estimate:
         return self.ci_low <= value <= self.ci_high
 
 
+def json_ready(value: Any) -> Any:
+    """``value`` with every NaN or infinite float (also inside lists, tuples and dicts, and numpy
+    scalars) replaced by None, so it serialises as strict JSON."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def normal_quantile(confidence: float) -> float:
     """The two-sided standard-normal critical value: 1.96 for ``confidence=0.95``."""
     _check_confidence(confidence)
@@ -115,6 +131,15 @@ def as_float_array(values: ArrayLike, name: str = "values") -> NDArray[np.float6
     return array
 
 
+def factorize(ids: Sequence[Hashable]) -> tuple[NDArray[np.intp], list[Hashable]]:
+    """Integer codes for ids, numbered in order of first appearance, and the distinct ids."""
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter(
+        (index.setdefault(c, len(index)) for c in ids), dtype=np.intp, count=len(ids)
+    )
+    return codes, list(index)
+
+
 def cluster_codes(clusters: Sequence[Hashable] | None, n: int) -> tuple[NDArray[np.intp], int]:
     """Integer codes ``0..G-1`` for cluster ids (in order of first appearance) and ``G``.
 
@@ -125,6 +150,5 @@ def cluster_codes(clusters: Sequence[Hashable] | None, n: int) -> tuple[NDArray[
         return np.arange(n, dtype=np.intp), n
     if len(clusters) != n:
         raise ValueError(f"{len(clusters)} cluster ids for {n} values")
-    index: dict[Hashable, int] = {}
-    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=n)
-    return codes, len(index)
+    codes, ids = factorize(clusters)
+    return codes, len(ids)

@@ -8,6 +8,12 @@ import importlib
 import pytest
 
 MODULES = [
+    "truegrade.goodhart._adapters",
+    "truegrade.goodhart._bon",
+    "truegrade.goodhart._fit",
+    "truegrade.goodhart._monitor",
+    "truegrade.goodhart._overopt",
+    "truegrade.goodhart._synthetic",
     "truegrade.stats._agreement",
     "truegrade.stats._bootstrap",
     "truegrade.stats._inference",
