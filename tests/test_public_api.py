@@ -24,6 +24,8 @@ PACKAGES = [
     "truegrade.attacks",
     "truegrade.validate",
     "truegrade.audit",
+    "truegrade.serve",
+    "truegrade.integrations",
     "truegrade.stats",
     "truegrade.goodhart",
     "truegrade.report",

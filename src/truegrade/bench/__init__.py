@@ -4,6 +4,7 @@ from truegrade.bench._engine import run_engine_bench, trivial_task
 from truegrade.bench._goodhart import naive_bon_curve, run_goodhart_bench
 from truegrade.bench._math import DEFAULT_MATH_DATA, MathVerifyTask, load_math_pairs, run_math_bench
 from truegrade.bench._report import BenchReport, Measurement, machine
+from truegrade.bench._serve import naive_reward_app, run_serve_bench
 
 __all__ = [
     "DEFAULT_MATH_DATA",
@@ -13,8 +14,10 @@ __all__ = [
     "load_math_pairs",
     "machine",
     "naive_bon_curve",
+    "naive_reward_app",
     "run_engine_bench",
     "run_goodhart_bench",
     "run_math_bench",
+    "run_serve_bench",
     "trivial_task",
 ]

@@ -11,11 +11,13 @@ from rich.table import Table
 
 from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_attacks
 from truegrade.cli._common import (
+    BackendOption,
     FormatOption,
     GraderOptions,
     LimitOption,
     OutOption,
     QuietOption,
+    RayAddressOption,
     TimeoutOption,
     WorkersOption,
     err_console,
@@ -100,6 +102,8 @@ def attack_command(
     seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     fmt: FormatOption = "auto",
     out: OutOption = None,
     list_attacks: Annotated[
@@ -127,7 +131,9 @@ def attack_command(
         fail(f"--kind must be one of {', '.join(KINDS)}")
     if workers is not None:
         configure_default_engine(workers=workers)
-    the_grader = load_cli_grader(grader, option, timeout_s)
+    the_grader = load_cli_grader(
+        grader, option, timeout_s, backend=backend, ray_address=ray_address
+    )
     the_oracle = None
     if oracle is not None:
         with user_errors():

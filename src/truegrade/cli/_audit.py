@@ -11,11 +11,13 @@ from rich.table import Table
 
 from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.cli._common import (
+    BackendOption,
     FormatOption,
     GraderOptions,
     LimitOption,
     OutOption,
     QuietOption,
+    RayAddressOption,
     ThresholdOption,
     TimeoutOption,
     WorkersOption,
@@ -70,6 +72,8 @@ def audit_command(
     limit: LimitOption = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     fmt: FormatOption = "auto",
     out: OutOption = None,
     md: Annotated[Path | None, typer.Option(help="Write the flagged items as Markdown.")] = None,
@@ -83,7 +87,9 @@ def audit_command(
         fail(f"unknown checks {', '.join(sorted(unknown))}; choose from {', '.join(CHECKS)}")
     if workers is not None:
         configure_default_engine(workers=workers)
-    the_grader = load_cli_grader(grader, option, timeout_s)
+    the_grader = load_cli_grader(
+        grader, option, timeout_s, backend=backend, ray_address=ray_address
+    )
     rows = load_rows(data, fmt=fmt, limit=limit)
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("auditing", total=None)

@@ -15,6 +15,7 @@ from truegrade.bench import (
     run_engine_bench,
     run_goodhart_bench,
     run_math_bench,
+    run_serve_bench,
 )
 from truegrade.cli._common import err_console, fail, out_console
 
@@ -105,3 +106,31 @@ def bench_goodhart(
         progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
     )
     _emit(report, out)
+
+
+@bench_app.command("serve")
+def bench_serve(
+    requests: Annotated[
+        int, typer.Option(help="Single-item /get_reward requests.", min=100)
+    ] = 10_000,
+    concurrency: Annotated[int, typer.Option(help="Concurrent connections.", min=1)] = 64,
+    batch: Annotated[
+        int, typer.Option(help="Items in the one-batch /grade measurement.", min=1)
+    ] = 1024,
+    workers: Annotated[int, typer.Option(help="Engine workers in the server.", min=1)] = 2,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """The reward server under RL-shaped load versus a hand-written Math-Verify server."""
+    report = run_serve_bench(
+        requests=requests,
+        concurrency=concurrency,
+        batch=batch,
+        workers=workers,
+        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+    )
+    _emit(report, out)
+    batch_ms = report.details["batch_1024_ms"]["median"]
+    out_console.print(
+        f"one {batch}-item math batch through POST /grade: {batch_ms:.0f} ms (median of 5)",
+        highlight=False,
+    )

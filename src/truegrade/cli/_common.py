@@ -25,11 +25,13 @@ from truegrade.core import Sample, TruegradeError
 from truegrade.data import FORMATS, read_samples
 
 __all__ = [
+    "BackendOption",
     "FormatOption",
     "GraderOptions",
     "LimitOption",
     "OutOption",
     "QuietOption",
+    "RayAddressOption",
     "ThresholdOption",
     "TimeoutOption",
     "WorkersOption",
@@ -142,3 +144,12 @@ def write_outputs(
         with user_errors():
             draw(doc, plot)
         out_console.print(f"plot: {plot}", highlight=False)
+
+
+BackendOption = Annotated[
+    str, typer.Option(help="Where grading runs: local (worker processes) or ray (a Ray cluster).")
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)."),
+]

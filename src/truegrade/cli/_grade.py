@@ -10,9 +10,11 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    BackendOption,
     FormatOption,
     GraderOptions,
     QuietOption,
+    RayAddressOption,
     TimeoutOption,
     WorkersOption,
     err_console,
@@ -31,13 +33,31 @@ from truegrade.stats import GradeSummary, summarize
 __all__ = ["grade_command", "load_cli_grader", "summary_table"]
 
 
-def load_cli_grader(spec: str, options: list[str], timeout_s: float | None) -> Grader:
-    """Load ``--grader`` with its ``-o`` options and an optional per-item deadline override."""
+def load_cli_grader(
+    spec: str,
+    options: list[str],
+    timeout_s: float | None,
+    *,
+    backend: str = "local",
+    ray_address: str | None = None,
+) -> Grader:
+    """Load ``--grader`` with its ``-o`` options, an optional per-item deadline override, and
+    the backend it runs on (``local`` engine workers, or actors of a Ray cluster)."""
+    if timeout_s is not None and timeout_s <= 0:
+        fail("--timeout-s must be > 0")
+    pairs = parse_pairs(options, "--option")
+    if backend not in ("local", "ray"):
+        fail(f"--backend must be local or ray, got {backend!r}")
+    if backend == "ray":
+        try:
+            from truegrade.integrations.ray import RayGrader
+        except ImportError as exc:
+            fail(str(exc))
+        with user_errors():
+            return RayGrader(spec, address=ray_address, timeout_s=timeout_s, **pairs)
     with user_errors():
-        grader = load_grader(spec, **parse_pairs(options, "--option"))
+        grader = load_grader(spec, **pairs)
     if timeout_s is not None:
-        if timeout_s <= 0:
-            fail("--timeout-s must be > 0")
         set_timeout(grader, timeout_s)
     return grader
 
@@ -83,6 +103,8 @@ def grade_command(
     ] = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     limit: Annotated[int | None, typer.Option(help="Grade only the first N rows.", min=1)] = None,
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run: grade only rows missing from --out.")
@@ -112,7 +134,9 @@ def grade_command(
     field_map = {k: str(v) for k, v in parse_pairs(field, "--field").items()}
     if workers is not None:
         configure_default_engine(workers=workers)
-    the_grader = load_cli_grader(grader, option, timeout_s)
+    the_grader = load_cli_grader(
+        grader, option, timeout_s, backend=backend, ray_address=ray_address
+    )
     out_path = out or Path(f"{data.name.split('.')[0]}.grades.jsonl")
     with user_errors():
         writer = ResultWriter(out_path, resume=resume, overwrite=overwrite)

@@ -10,11 +10,13 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    BackendOption,
     FormatOption,
     GraderOptions,
     LimitOption,
     OutOption,
     QuietOption,
+    RayAddressOption,
     ThresholdOption,
     TimeoutOption,
     WorkersOption,
@@ -127,6 +129,8 @@ def validate_command(
     limit: LimitOption = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     fmt: FormatOption = "auto",
     out: OutOption = None,
     show: Annotated[int, typer.Option(help="Disagreeing items to print.", min=0)] = 10,
@@ -147,7 +151,9 @@ def validate_command(
         spec: dict[str, object] | str = f"scores from {scores}"
     else:
         assert grader is not None
-        the_grader = load_cli_grader(grader, option, timeout_s)
+        the_grader = load_cli_grader(
+            grader, option, timeout_s, backend=backend, ray_address=ray_address
+        )
         missing = [s.key for s in labelled if s.response is None]
         if missing:
             fail(f"{len(missing)} labelled rows have no response (first: {missing[0]})")

@@ -195,11 +195,16 @@ def grade_dataset(
     batch_size: int = 256,
     concurrency: int = 1,
     workers_per_actor: int = 2,
+    num_cpus: float = 1.0,
     timeout_s: float | None = None,
     **options: Any,
 ) -> Any:
     """Add ``score``, ``passed``, ``flags``, ``error`` and ``explanation`` columns to a Ray
-    Dataset of rows (one row, one response), grading with ``concurrency`` warm actors."""
+    Dataset of rows (one row, one response), grading with ``concurrency`` warm actors.
+
+    ``num_cpus`` is what each actor reserves from Ray's scheduler (keep it below the cluster's
+    CPUs, or the dataset's read tasks starve); ``workers_per_actor`` is how many killable worker
+    processes its engine runs."""
     the_spec = spec if isinstance(spec, (str, dict)) else getattr(spec, "spec", None)
     if the_spec is None:
         raise TypeError("grade_dataset needs a grader spec")
@@ -214,7 +219,7 @@ def grade_dataset(
         batch_size=max(MIN_BATCH, batch_size),
         batch_format="pandas",
         concurrency=concurrency,
-        num_cpus=workers_per_actor,
+        num_cpus=num_cpus,
     )
 
 

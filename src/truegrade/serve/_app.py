@@ -47,11 +47,75 @@ class RewardRequest(BaseModel):
     labels: list[Any] | None = Field(default=None, description="References (gold answers).")
 
 
+class _Batcher:
+    """Pools the samples of concurrent requests into one grading call.
+
+    An RL trainer sends one sample per request, many at a time; grading each alone pays the
+    engine's per-job cost every time. The batcher waits up to ``window_s`` (or until ``max_items``
+    are queued) and grades everything queued together, then hands each request its own grades.
+    """
+
+    def __init__(self, grader: Grader, *, window_s: float = 0.002, max_items: int = 4096) -> None:
+        self.grader = grader
+        self.window_s = window_s
+        self.max_items = max_items
+        self.queue: asyncio.Queue[tuple[list[Sample], asyncio.Future[list[Grade]]]] | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.running: set[asyncio.Task[None]] = set()  # keeps in-flight gradings referenced
+
+    async def grade(self, samples: list[Sample]) -> list[Grade]:
+        if not samples:
+            return []
+        if self.queue is None:
+            self.queue = asyncio.Queue()
+            self.task = asyncio.create_task(self._run())
+        future: asyncio.Future[list[Grade]] = asyncio.get_running_loop().create_future()
+        await self.queue.put((samples, future))
+        return await future
+
+    async def _run(self) -> None:
+        assert self.queue is not None
+        while True:
+            first = await self.queue.get()
+            pending = [first]
+            size = len(first[0])
+            deadline = asyncio.get_running_loop().time() + self.window_s
+            while size < self.max_items:
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    break
+                try:
+                    item = await asyncio.wait_for(self.queue.get(), timeout=left)
+                except asyncio.TimeoutError:
+                    break
+                pending.append(item)
+                size += len(item[0])
+            task = asyncio.create_task(self._grade(pending))
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+
+    async def _grade(self, pending: list[tuple[list[Sample], asyncio.Future[list[Grade]]]]) -> None:
+        combined = [s for samples, _ in pending for s in samples]
+        try:
+            grades = await run_grader_async(self.grader, combined)
+        except Exception as exc:  # a grader bug: every request gets the error, none hangs
+            for _, future in pending:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        start = 0
+        for samples, future in pending:
+            if not future.done():
+                future.set_result(grades[start : start + len(samples)])
+            start += len(samples)
+
+
 class ServerState:
     """Counters and the admission control of one server."""
 
     def __init__(self, grader: Grader, *, max_queue: int) -> None:
         self.grader = grader
+        self.batcher = _Batcher(grader)
         self.max_queue = max_queue
         self.in_flight = 0
         self.started = time.monotonic()
@@ -171,7 +235,7 @@ def create_app(grader: Grader, *, max_queue: int = 65_536) -> FastAPI:
             raise _Busy(wait_s)
         grades: list[Grade] = []
         try:
-            grades = await run_grader_async(state.grader, samples) if samples else []
+            grades = await state.batcher.grade(samples)
             return grades
         finally:
             state.release(len(samples), grades, time.monotonic() - started)

@@ -1,0 +1,100 @@
+"""The Ray backend against a real local Ray: same results as the local backend, item by item."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("ray", reason="the Ray backend is an optional extra: truegrade[ray]")
+
+from truegrade.core import load_grader
+
+pytestmark = [
+    pytest.mark.slow,
+    # Ray warns about its own deprecated internals; that noise is not ours to fail on
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ten_thousand_items_match_the_local_backend(local_ray):
+    from truegrade.integrations.ray import RayGrader
+
+    rows = [
+        {
+            "id": i,
+            "response": f"\\boxed{{{i % 7}}}" if i % 11 else "\\boxed{1} or \\boxed{2}",
+            "reference": str(i % 5),
+        }
+        for i in range(10_000)
+    ]
+    remote = RayGrader("math", batch_size=500)
+    try:
+        via_ray = remote.grade_batch(rows)
+    finally:
+        remote.close()
+    local = load_grader("math").grade_batch(rows)
+    assert len(via_ray) == len(local) == 10_000
+    for a, b in zip(via_ray, local, strict=True):
+        assert (a.score, a.passed, a.flags, a.error) == (b.score, b.passed, b.flags, b.error)
+
+
+@pytest.mark.timeout(180)
+def test_ray_data_scores_a_parquet_file(local_ray, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from truegrade.integrations.ray import grade_dataset
+
+    rows = [{"id": i, "response": f"\\boxed{{{i}}}", "reference": str(i % 2)} for i in range(300)]
+    path = tmp_path / "rollouts.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    graded = grade_dataset(local_ray.data.read_parquet(str(path)), "math").take_all()
+    by_id = {row["id"]: row for row in graded}
+    assert len(by_id) == 300
+    assert by_id[1]["passed"] is True and by_id[2]["passed"] is False
+    assert by_id[0]["flags"] == "exact_match"
+
+
+def test_the_grade_command_runs_on_ray(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"id": i, "response": f"\\boxed{{{i}}}", "reference": str(i % 3)}) + "\n"
+            for i in range(200)
+        )
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "truegrade",
+            "grade",
+            str(data),
+            "-g",
+            "math",
+            "--backend",
+            "ray",
+            "--out",
+            str(tmp_path / "o.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "RAY_ADDRESS": "local", "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert sum(r["passed"] for r in records) == sum(1 for i in range(200) if i % 3 == i)

@@ -1,0 +1,10 @@
+"""A reward function that takes its time, for overload and shutdown tests."""
+
+from __future__ import annotations
+
+import time
+
+
+def slow(prompts, completions, **kwargs):
+    time.sleep(float(completions[0]) if completions[0].replace(".", "").isdigit() else 0.0)
+    return [1.0]
