@@ -169,6 +169,23 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _measure(
+    name: str, anchor: bool, url: str, load: list[tuple[dict[str, Any], float]], concurrency: int
+) -> Measurement:
+    elapsed, latencies, wrong, lost = asyncio.run(_load(url, load, concurrency))
+    return Measurement(
+        name,
+        anchor,
+        [len(load) / elapsed],
+        {
+            "p50_ms": _percentile(latencies, 0.5),
+            "p99_ms": _percentile(latencies, 0.99),
+            "wrong": wrong,
+            "lost": lost,
+        },
+    )
+
+
 def run_serve_bench(
     *,
     requests: int = 10_000,
@@ -210,33 +227,23 @@ def run_serve_bench(
             assert len(response.json()["grades"]) == batch
         if progress:
             progress("truegrade serve under load")
-        elapsed, latencies, wrong, lost = asyncio.run(_load(server.url, load, concurrency))
-    ours = Measurement(
-        "truegrade serve (math, 2 engine workers)",
-        False,
-        [requests / elapsed],
-        {
-            "p50_ms": _percentile(latencies, 0.5),
-            "p99_ms": _percentile(latencies, 0.99),
-            "wrong": wrong,
-            "lost": lost,
-        },
-    )
+        ours = _measure(
+            f"truegrade serve (math, {workers} engine workers)",
+            False,
+            server.url,
+            load,
+            concurrency,
+        )
     if progress:
         progress("hand-written Math-Verify server under load")
     with _NaiveServer() as naive:
-        elapsed, latencies, wrong, lost = asyncio.run(_load(naive.url, load, concurrency))
-    anchor = Measurement(
-        "FastAPI + Math-Verify in the handler (hand-written)",
-        True,
-        [requests / elapsed],
-        {
-            "p50_ms": _percentile(latencies, 0.5),
-            "p99_ms": _percentile(latencies, 0.99),
-            "wrong": wrong,
-            "lost": lost,
-        },
-    )
+        anchor = _measure(
+            "FastAPI + Math-Verify in the handler (hand-written)",
+            True,
+            naive.url,
+            load,
+            concurrency,
+        )
     report.measurements = [ours, anchor]
     report.details["batch_1024_ms"] = {"median": statistics.median(batch_ms), "samples": batch_ms}
     return report
