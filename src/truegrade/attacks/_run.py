@@ -46,7 +46,8 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
     from truegrade.graders import walk
 
     for node in walk(grader):
-        kind = getattr(node, "kind", None)
+        # a grader running elsewhere (the Ray backend) says what it wraps
+        kind = getattr(node, "inner_kind", None) or getattr(node, "kind", None)
         if kind in _MATH_GRADERS:
             return "math"
         if kind in _CODE_GRADERS:
