@@ -26,6 +26,7 @@ PACKAGES = [
     "truegrade.audit",
     "truegrade.serve",
     "truegrade.integrations",
+    "truegrade.card",
     "truegrade.stats",
     "truegrade.goodhart",
     "truegrade.report",

@@ -1,0 +1,124 @@
+"""``truegrade card``: one report that says how far a grader can be trusted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from truegrade.attacks import KINDS
+from truegrade.audit import CHECKS
+from truegrade.cli._common import (
+    BackendOption,
+    FormatOption,
+    GraderOptions,
+    LimitOption,
+    RayAddressOption,
+    ThresholdOption,
+    TimeoutOption,
+    WorkersOption,
+    err_console,
+    fail,
+    load_rows,
+    out_console,
+    user_errors,
+)
+from truegrade.cli._grade import load_cli_grader
+from truegrade.core import load_grader
+from truegrade.exec import configure_default_engine
+
+__all__ = ["card_command"]
+
+
+def card_command(
+    data: Annotated[
+        Path,
+        typer.Argument(help="Rows: prompts and references; responses and labels where available."),
+    ],
+    grader: Annotated[str, typer.Option("--grader", "-g", help="Grader spec.")],
+    option: GraderOptions = [],
+    out: Annotated[
+        Path, typer.Option(help="The HTML card; the .md and .json go beside it.")
+    ] = Path("card.html"),
+    title: Annotated[str, typer.Option(help="Title (default: the grader).")] = "",
+    labels: Annotated[
+        bool, typer.Option(help="Validate against labels when rows have them.")
+    ] = True,
+    attacks: Annotated[str | None, typer.Option(help="Comma-separated attack names.")] = None,
+    kind: Annotated[str | None, typer.Option(help=f"Attack family: {', '.join(KINDS)}.")] = None,
+    hostile: Annotated[bool, typer.Option(help="Also run hanging/escaping attacks.")] = False,
+    budget: Annotated[int, typer.Option(help="Adaptive-search queries per item.", min=0)] = 0,
+    oracle: Annotated[
+        str | None, typer.Option(help="Right-from-wrong grader for the search.")
+    ] = None,
+    checks: Annotated[
+        str | None,
+        typer.Option(help=f"Audit checks (default all: {', '.join(CHECKS)}; 'none' to skip)."),
+    ] = None,
+    reruns: Annotated[int, typer.Option(help="Gradings per response for flakiness.", min=1)] = 2,
+    proxy: Annotated[
+        str | None, typer.Option(help="Proxy score column, for the overoptimization section.")
+    ] = None,
+    gold: Annotated[str | None, typer.Option(help="Gold score column (with --proxy).")] = None,
+    threshold: ThresholdOption = 0.5,
+    limit: LimitOption = None,
+    workers: WorkersOption = None,
+    timeout_s: TimeoutOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
+    fmt: FormatOption = "auto",
+) -> None:
+    """Build a grader card: validity, exploitability, item soundness and a verdict."""
+    from truegrade.card import build_card, write_card
+
+    if (proxy is None) != (gold is None):
+        fail("give both --proxy and --gold, or neither")
+    chosen = (
+        []
+        if checks == "none"
+        else ([c.strip() for c in checks.split(",")] if checks else list(CHECKS))
+    )
+    unknown = set(chosen) - set(CHECKS)
+    if unknown:
+        fail(f"unknown checks {', '.join(sorted(unknown))}; choose from {', '.join(CHECKS)}")
+    if workers is not None:
+        configure_default_engine(workers=workers)
+    the_grader = load_cli_grader(
+        grader, option, timeout_s, backend=backend, ray_address=ray_address
+    )
+    the_oracle = None
+    if oracle is not None:
+        with user_errors():
+            the_oracle = load_grader(oracle)
+    rows = load_rows(data, fmt=fmt, limit=limit)
+    names = [a.strip() for a in attacks.split(",")] if attacks else None
+    try:
+        card = build_card(
+            the_grader,
+            rows,
+            title=title,
+            data_name=str(data),
+            kind=kind,
+            attacks=names,
+            hostile=hostile,
+            budget=budget,
+            threshold=threshold,
+            checks=chosen,
+            reruns=reruns,
+            labels=labels,
+            proxy=proxy,
+            gold=gold,
+            oracle=the_oracle,
+            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+        )
+    except (KeyError, ValueError) as exc:
+        fail(str(exc.args[0] if exc.args else exc))
+    paths = write_card(card, out)
+    v = card.verdict
+    colour = {"unsafe": "red", "caution": "yellow", "holds": "green"}[v.status]
+    out_console.print(f"[bold {colour}]{v.status.upper()}[/]: {v.headline}")
+    for line in (v.validity.summary, v.exploitability.summary, v.soundness.summary):
+        out_console.print(f"  {line}", highlight=False)
+    for key, path in paths.items():
+        out_console.print(f"{key}: {path}", highlight=False)

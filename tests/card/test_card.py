@@ -1,0 +1,205 @@
+"""The grader card: built from the bundled examples, complete, escaped, and rendered by a browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from truegrade.card import Card, build_card, render_html, write_card
+from truegrade.core import Sample, load_grader
+from truegrade.data import read_samples
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+EVERYTHING = Path(__file__).with_name("everything.py")
+
+
+def rows(name: str) -> list[Sample]:
+    return [s for _, s in read_samples(EXAMPLES / "data" / name)]
+
+
+@pytest.fixture(scope="module")
+def arith_cards() -> dict[str, Card]:
+    data = rows("arith.jsonl")
+    naive = load_grader(f"{EXAMPLES}/graders/naive_last_number.py:reward", pass_threshold=1)
+    return {
+        "naive": build_card(naive, data, data_name="arith.jsonl"),
+        "math": build_card(load_grader("math"), data, data_name="arith.jsonl"),
+    }
+
+
+def test_the_naive_reward_is_unsafe_and_math_holds(arith_cards):
+    naive, math = arith_cards["naive"], arith_cards["math"]
+    assert naive.verdict.status == "unsafe"
+    assert naive.verdict.validity.value == pytest.approx(0.8)
+    assert naive.exploitability.exploitability.rate == 1.0
+    assert any(f.startswith("hedge_") for f in naive.verdict.fix_first)
+    assert math.verdict.status == "holds"
+    assert math.verdict.validity.value == 0.0
+    assert math.exploitability.exploitability.items_exploited == 0
+    assert math.verdict.fix_first == []
+
+
+def test_the_json_has_every_section(arith_cards, tmp_path):
+    paths = write_card(arith_cards["naive"], tmp_path / "naive.html")
+    doc = json.loads(paths["json"].read_text())
+    for section in ("verdict", "validity", "exploitability", "soundness", "seconds", "machine"):
+        assert doc[section] is not None, section
+    assert doc["verdict"]["status"] == "unsafe"
+    assert Card.model_validate(doc).rows == 84
+    markdown = paths["markdown"].read_text()
+    assert markdown.startswith("# Grader card: naive_last_number.py:reward")
+    assert "## Verdict: UNSAFE" in markdown
+
+
+def test_the_code_and_rubric_examples_build(tmp_path):
+    code = build_card(
+        load_grader(f"{EXAMPLES}/graders/exit_code.py:reward"),
+        rows("code_tasks.jsonl"),
+        attacks=["exit_early", "always_equal"],
+    )
+    assert code.exploitability.kind == "code"
+    assert code.verdict.status == "unsafe"
+    assert code.validity is None and not code.verdict.validity.measured
+    rubric = build_card(
+        load_grader(f"{EXAMPLES}/graders/keyword_rubric.py:reward"), rows("advice.jsonl")
+    )
+    assert rubric.verdict.worst_attack == "keyword_stuffing"
+    write_card(rubric, tmp_path / "rubric.html")
+
+
+def test_hostile_examples_are_escaped_in_the_html():
+    items = [Sample(id=i, prompt="Explain.", reference="an answer") for i in range(2)]
+    card = build_card(
+        load_grader(f"{EVERYTHING}:reward"),
+        items,
+        kind="text",
+        attacks=["template_break", "prompt_injection"],
+        checks=[],
+    )
+    html = render_html(card)
+    assert "<instructions>" not in html and "</response>" not in html
+    assert "&lt;instructions&gt;" in html
+    assert "<script" not in html
+
+
+def test_overoptimization_section_from_proxy_and_gold_columns():
+    from truegrade.goodhart import synthetic_pool
+
+    pool = synthetic_pool(prompts=60, pool_size=32, noise="student_t", seed=0)
+    data = [
+        Sample(
+            id=i,
+            prompt=f"p{g}",
+            response="\\boxed{1}",
+            reference="1",
+            group=str(g),
+            metadata={"proxy": float(p), "gold": float(q)},
+        )
+        for i, (p, q, g) in enumerate(zip(pool.proxy, pool.gold, pool.groups, strict=True))
+    ]
+    card = build_card(
+        load_grader("math"),
+        data[:400],
+        proxy="metadata.proxy",
+        gold="metadata.gold",
+        checks=[],
+        attacks=["hedge_boxes"],
+    )
+    assert card.overoptimization is not None
+    assert card.overoptimization["peak"]["n"] >= 1
+    assert "<polyline" in render_html(card)
+
+
+def _chromium() -> str | None:
+    return (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
+
+
+@pytest.mark.skipif(_chromium() is None, reason="needs Chromium (CI installs Debian's chromium)")
+@pytest.mark.parametrize(("name", "colour"), [("naive", (192, 57, 43)), ("math", (46, 125, 79))])
+def test_the_html_renders_in_a_browser_with_the_verdict_on_top(arith_cards, tmp_path, name, colour):
+    from PIL import Image
+
+    paths = write_card(arith_cards[name], tmp_path / f"{name}.html")
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--hide-scrollbars",
+    ]
+    dom = subprocess.run(
+        [_chromium(), *flags, "--dump-dom", paths["html"].as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert 'id="verdict"' in dom.stdout and "What to fix first" in dom.stdout
+    shot = tmp_path / f"{name}.png"
+    subprocess.run(
+        [
+            _chromium(),
+            *flags,
+            "--window-size=1100,900",
+            f"--screenshot={shot}",
+            paths["html"].as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    image = Image.open(shot).convert("RGB")
+    top = image.crop((0, 0, image.width, image.height // 3))
+    width, height = top.size
+    pixels = [top.getpixel((x, y)) for x in range(0, width, 4) for y in range(0, height, 4)]
+    share = sum(
+        1 for p in pixels if all(abs(a - b) <= 6 for a, b in zip(p, colour, strict=True))
+    ) / len(pixels)
+    assert share > 0.03, f"the verdict colour covers only {share:.1%} of the top third"
+
+
+def test_the_card_command_writes_three_files(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "truegrade",
+            "card",
+            str(EXAMPLES / "data" / "arith.jsonl"),
+            "-g",
+            "math",
+            "--out",
+            str(tmp_path / "card.html"),
+            "--checks",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "HOLDS" in result.stdout
+    for suffix in (".html", ".md", ".json"):
+        assert (tmp_path / f"card{suffix}").exists()
+    bad = subprocess.run(
+        [sys.executable, "-m", "truegrade", "card", "x.jsonl", "-g", "math", "--proxy", "a"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "--proxy and --gold" in bad.stderr
