@@ -8,6 +8,7 @@ import typer
 
 from truegrade._version import __version__
 from truegrade.cli._bench import bench_app
+from truegrade.cli._doctor import doctor_command
 from truegrade.cli._grade import grade_command
 
 __all__ = ["app", "main"]
@@ -40,6 +41,7 @@ def _root(
 
 
 app.command("grade")(grade_command)
+app.command("doctor")(doctor_command)
 app.add_typer(bench_app, name="bench")
 
 

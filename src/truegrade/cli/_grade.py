@@ -26,7 +26,9 @@ from truegrade.stats import GradeSummary, summarize
 __all__ = ["grade_command", "load_cli_grader", "summary_table"]
 
 
-def load_cli_grader(spec: str, options: list[str], timeout_s: float | None) -> Grader:
+def load_cli_grader(
+    spec: str, options: list[str], timeout_s: float | None, *, unsafe_no_sandbox: bool = False
+) -> Grader:
     """Load ``--grader`` with its ``-o`` options and an optional per-item deadline override."""
     with user_errors():
         grader = load_grader(spec, **parse_pairs(options, "--option"))
@@ -34,6 +36,10 @@ def load_cli_grader(spec: str, options: list[str], timeout_s: float | None) -> G
         if timeout_s <= 0:
             fail("--timeout-s must be > 0")
         set_timeout(grader, timeout_s)
+    if unsafe_no_sandbox:
+        from truegrade.graders.code import allow_unsandboxed
+
+        allow_unsandboxed(grader)
     return grader
 
 
@@ -110,6 +116,14 @@ def grade_command(
         int, typer.Option(help="Rows per grading batch (results are written after each).", min=1)
     ] = 256,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    unsafe_no_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-no-sandbox",
+            help="Let code graders run untrusted code with no isolation when no sandbox works "
+            "(every such grade is flagged 'unsandboxed').",
+        ),
+    ] = False,
 ) -> None:
     """Grade every row of DATA and stream one result per row to --out."""
     if resume and overwrite:
@@ -119,7 +133,7 @@ def grade_command(
     field_map = {k: str(v) for k, v in parse_pairs(field, "--field").items()}
     if workers is not None:
         configure_default_engine(workers=workers)
-    the_grader = load_cli_grader(grader, option, timeout_s)
+    the_grader = load_cli_grader(grader, option, timeout_s, unsafe_no_sandbox=unsafe_no_sandbox)
     out_path = out or Path(f"{data.name.split('.')[0]}.grades.jsonl")
     with user_errors():
         writer = ResultWriter(out_path, resume=resume, overwrite=overwrite)

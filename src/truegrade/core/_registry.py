@@ -44,6 +44,7 @@ _BUILTIN: dict[str, str] = {
     "choice": "truegrade.graders.match:ChoiceGrader.from_options",
     "json": "truegrade.graders.match:JsonGrader.from_options",
     "python": "truegrade.graders.python:PythonGrader.from_options",
+    "code": "truegrade.graders.code:CodeGrader.from_options",
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of")
 _registered: dict[str, GraderFactory | str] = {}
