@@ -67,7 +67,7 @@ def _zygote_blob() -> bytes:
     global _zygote_code
     if _zygote_code is None:
         source = _ZYGOTE_PATH.read_text(encoding="utf-8")
-        _zygote_code = marshal.dumps(compile(source, str(_ZYGOTE_PATH), "exec"))
+        _zygote_code = marshal.dumps(compile(source, "<truegrade zygote>", "exec"))
     return len(_zygote_code).to_bytes(4, "big") + _zygote_code
 
 
@@ -325,8 +325,8 @@ class Program:
     def _usable(self) -> str | None:
         if self.error is not None:
             return f"the program did not compile: {self.error}"
-        if self._generation != self.sandbox._generation:
-            return "the sandbox was restarted since this program was loaded"
+        if self._generation != self.sandbox._generation or not self.sandbox.running:
+            return "the sandbox stopped since this program was loaded"
         return None
 
     def call(
@@ -391,7 +391,11 @@ class Program:
                 started, deadline = now, now + timeout_s
         except _Ended as ended:
             status = self._end()
-            results.append(_ended_result(ended, status, timeout_s, time.monotonic() - started))
+            if self._usable() is not None:  # the sandbox died under the call: not the program
+                results.append(CallResult("sandbox_error", error="the sandbox stopped"))
+            else:
+                elapsed = time.monotonic() - started
+                results.append(_ended_result(ended, status, timeout_s, elapsed))
         return results
 
     def _new_session(self) -> _Channel | str:
@@ -615,6 +619,12 @@ class Sandbox:
         return self._launch is not None and self._launch.proc.poll() is None
 
     @property
+    def host_pid(self) -> int | None:
+        """PID, on the host, of the process the sandbox was started as (bubblewrap, or the
+        native launcher); every process of the sandbox descends from it."""
+        return self._launch.proc.pid if self._launch is not None else None
+
+    @property
     def mode(self) -> str | None:
         """The isolation in use (``bwrap``, ``native`` or ``none``), once started."""
         return self._launch.mode if self._launch is not None else None
@@ -691,11 +701,10 @@ class Sandbox:
         if mode == "none":
             scratch_host = tempfile.mkdtemp(prefix="truegrade-unsandboxed-")
             scratch = scratch_host
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         zconfig = {
             "mode": mode,
             "parent_pid": os.getpid(),
-            "fd_socket": theirs.fileno(),
+            "fd_socket": -1,  # set below, once the command line is known to be buildable
             "scratch": scratch,
             "scratch_mb": cfg.scratch_mb,
             "inner_uid": cfg.uid,
@@ -713,13 +722,14 @@ class Sandbox:
             "file_rules": _launch.file_rules(),
             "preimport": list(cfg.preimport),
         }
+        if mode == "bwrap" and _launch.bwrap_path() is None:
+            raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        zconfig["fd_socket"] = theirs.fileno()
         zygote = [executable, "-I", "-S", "-B", "-c", _BOOTSTRAP, json.dumps(zconfig)]
         if mode == "bwrap":
-            bwrap = _launch.bwrap_path()
-            if bwrap is None:
-                raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
             cmd = _launch.bwrap_command(
-                bwrap,
+                str(_launch.bwrap_path()),
                 uid=cfg.uid,
                 gid=cfg.gid,
                 scratch_mb=cfg.scratch_mb,

@@ -1015,7 +1015,9 @@ def main(argv: list[str]) -> int:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    status = _status_fields()  # before Landlock, which may hide /proc
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)  # inherited: no task can gain privileges through exec
+    _prctl(_PR_SET_DUMPABLE, 0)  # no /proc/<pid>/mem, no ptrace of the zygote
+    status = _status_fields()  # before Landlock, which hides /proc
     ns = namespaces()
     landlock = 0
     if config.get("landlock"):
@@ -1023,8 +1025,6 @@ def main(argv: list[str]) -> int:
             landlock = _landlock(config["read_paths"], [config["scratch"]], config["file_rules"])
         except OSError as exc:
             errors.append(f"landlock: {exc}")
-    _prctl(_PR_SET_NO_NEW_PRIVS, 1)  # inherited: no task can gain privileges through exec
-    _prctl(_PR_SET_DUMPABLE, 0)  # no /proc/<pid>/mem, no ptrace of the zygote
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handler would let children signal us
     _limit_all(config["limits"])
     sys.argv = [""]

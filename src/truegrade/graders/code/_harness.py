@@ -435,7 +435,9 @@ def _run_stdio(
         elif run.exit_code != 0:
             tail = run.stderr.strip().splitlines()[-1:] if run.stderr.strip() else []
             reason = f"exited with status {run.exit_code}" + (f": {tail[0][:200]}" if tail else "")
-            outcomes.append(TestOutcome(name, False, CodeFlag.EXIT_STATUS, reason))
+            memory = bool(tail) and tail[0].startswith("MemoryError")
+            flag = CodeFlag.MEMORY if memory else CodeFlag.EXIT_STATUS
+            outcomes.append(TestOutcome(name, False, flag, reason))
         elif normalize_stdout(run.stdout, compare) == normalize_stdout(test.stdout, compare):
             outcomes.append(TestOutcome(name, True))
         else:
