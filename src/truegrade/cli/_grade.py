@@ -30,8 +30,11 @@ def load_cli_grader(
     spec: str, options: list[str], timeout_s: float | None, *, unsafe_no_sandbox: bool = False
 ) -> Grader:
     """Load ``--grader`` with its ``-o`` options and an optional per-item deadline override."""
+    parsed = parse_pairs(options, "--option")
+    if unsafe_no_sandbox and spec == "code":
+        parsed.setdefault("unsafe_no_sandbox", True)
     with user_errors():
-        grader = load_grader(spec, **parse_pairs(options, "--option"))
+        grader = load_grader(spec, **parsed)
     if timeout_s is not None:
         if timeout_s <= 0:
             fail("--timeout-s must be > 0")
