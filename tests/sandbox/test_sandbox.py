@@ -227,3 +227,13 @@ def test_a_zygote_that_stops_answering_is_killed_and_a_new_one_started():
         assert program.call([1, 2], timeout_s=5).status == "sandbox_error"
         assert box.load(ADD, entry_point="add").call([1, 2], timeout_s=5).value == 3
         assert box.starts == 2
+
+
+def test_a_batch_stops_at_its_budget(box):
+    program = box.load(
+        "import time\ndef f(x):\n    time.sleep(0.4)\n    return x\n", entry_point="f"
+    )
+    results = program.call_many([([1], {}), ([2], {}), ([3], {})], timeout_s=5, budget_s=0.6)
+    assert [r.status for r in results] == ["ok", "timeout"]
+    assert results[0].value == 1
+    program.close()

@@ -50,7 +50,7 @@ __all__ = [
 Isolation = Literal["auto", "bwrap", "native", "none"]
 
 _ZYGOTE_PATH = Path(__file__).with_name("_zygote.py")
-_BOOTSTRAP = (
+_BOOTSTRAP = (  # runs inside the sandbox: it executes our own zygote, compiled here
     "import marshal,os\n"
     "n=int.from_bytes(os.read(0,4),'big');b=b''\n"
     "while len(b)<n:b+=os.read(0,n-len(b))\n"
@@ -348,12 +348,17 @@ class Program:
         return self.call_many([(args, kwargs or {})], timeout_s=timeout_s)[0]
 
     def call_many(
-        self, calls: list[tuple[Any, dict[str, Any]]], *, timeout_s: float
+        self,
+        calls: list[tuple[Any, dict[str, Any]]],
+        *,
+        timeout_s: float,
+        budget_s: float | None = None,
     ) -> list[CallResult]:
         """Several calls, in order, in the current session, sent as one request.
 
-        Each call has its own ``timeout_s``. The list stops at the first call that ends the
-        session (a timeout, a crash, an exit): shorter than ``calls`` when that happens.
+        Each call has its own ``timeout_s``, and all of them together ``budget_s`` (if given).
+        The list stops at the first call that ends the session (a timeout, a crash, an exit):
+        shorter than ``calls`` when that happens.
         """
         problem = self._usable()
         if problem is None and self.entry_point is None:
@@ -372,7 +377,8 @@ class Program:
         cap = self.sandbox.config.output_bytes
         results: list[CallResult] = []
         started = time.monotonic()
-        deadline = started + timeout_s
+        last = started + (budget_s if budget_s is not None else timeout_s * len(calls))
+        deadline = min(started + timeout_s, last)
         try:
             if not channel.loaded:
                 if channel.read(1, deadline, cap) != b"R":
@@ -388,7 +394,7 @@ class Program:
                 record = channel.record(deadline, cap)
                 now = time.monotonic()
                 results.append(_answer(record, now - started))
-                started, deadline = now, now + timeout_s
+                started, deadline = now, min(now + timeout_s, last)
         except _Ended as ended:
             status = self._end()
             if self._usable() is not None:  # the sandbox died under the call: not the program
@@ -598,6 +604,10 @@ class _Launch:
 class Sandbox:
     """A running sandbox: one zygote that forks a fresh child per task.
 
+    One sandbox serves one thread at a time (the code grader keeps one per engine worker). The
+    sandbox dies with the thread that started it (bubblewrap's ``--die-with-parent`` is tied to
+    the starting thread), so start it from a thread that outlives its use.
+
     Examples:
         >>> with Sandbox() as box:  # doctest: +SKIP
         ...     program = box.load("def add(a, b):\\n    return a + b\\n", entry_point="add")
@@ -759,6 +769,8 @@ class Sandbox:
                 ours.close()
                 if cgroup is not None:
                     cgroup.remove()
+                if scratch_host is not None:
+                    shutil.rmtree(scratch_host, ignore_errors=True)
                 raise SandboxError(f"cannot start: {exc}") from None
             finally:
                 theirs.close()

@@ -29,6 +29,7 @@ import builtins
 import contextlib
 import ctypes
 import errno
+import fcntl
 import gc
 import json
 import math
@@ -440,10 +441,12 @@ def _place(placed: dict[int, int], *, orphan_guard: bool) -> None:
     so then each child also asks to be killed when its parent dies.
     """
     os.setpgid(0, 0)
-    for target, source in placed.items():
-        if source != target:
-            os.dup2(source, target)
-    os.closerange(max(placed) + 1, 1 << 16)
+    top = max(placed)
+    # first move every source above the targets, so no dup2 overwrites a source still needed
+    moved = {t: fcntl.fcntl(src, fcntl.F_DUPFD, top + 1) for t, src in placed.items()}
+    for target, source in moved.items():
+        os.dup2(source, target)
+    os.closerange(top + 1, 1 << 16)
     if orphan_guard:
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
@@ -773,10 +776,8 @@ class Zygote:
             for pair in pipes:
                 for fd in pair:
                     os.close(fd)
-            self.send(
-                {"op": "done", "how": "spawn_failed", "lens": [0, len(str(exc)), 0]},
-                str(exc).encode(),
-            )
+            said = str(exc).encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
             return
         if pid == 0:
             try:

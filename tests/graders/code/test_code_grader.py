@@ -314,3 +314,11 @@ def test_hostile_programs_are_contained_with_a_reason_and_the_batch_goes_on(grad
         assert flag in grades[name].flags, (name, grades[name].flags)
     assert grades["honest"].passed
     assert grade(grader, honest, tests).passed  # and afterwards
+
+
+def test_the_program_budget_covers_all_its_tests_and_their_replay():
+    grader = load_grader("code", call_timeout_s=5, program_timeout_s=1.0)
+    tests = {"entry_point": "f", "cases": [{"args": [i], "expected": i} for i in range(6)]}
+    result = grade(grader, "import time\ndef f(x):\n    time.sleep(0.3)\n    return x\n", tests)
+    assert result.score == 0.0  # no case has its replay as evidence...
+    assert result.flags == ["timeout"]  # ...for want of time, which is not a wrong answer

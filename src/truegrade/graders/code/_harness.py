@@ -209,25 +209,39 @@ class _Calls:
             self.log.append((*snapshot, result.fingerprint, tag))
         return result
 
-    def replay(self) -> list[int] | None:
-        """Replay the logged calls in a fresh process, rotated by one, as one batch; the tags
-        of the calls that answered differently (None when there was nothing to replay)."""
+    def replay(self) -> dict[int, tuple[str, str]]:
+        """Replay the logged calls in a fresh process, rotated by one, as one batch.
+
+        Returns the calls (by tag) whose replay gives no evidence of order independence, with a
+        flag and a reason: a different answer (``order_dependent``), or none in time
+        (``timeout``: the replay counts against the program's time budget).
+        """
         if self.fresh_process or len(self.log) < 2:
-            return None
+            return {}
+        out_of_time = (CodeFlag.TIMEOUT, "the replay in a fresh process ran out of time")
         timeout_s = self.timeout()
         if timeout_s is None:
-            return [tag for *_, tag in self.log]
+            return {tag: out_of_time for *_, tag in self.log}
         self.program.reset()
         rotated = self.log[1:] + self.log[:1]
-        results = self.program.call_many([(a, k) for a, k, _, _ in rotated], timeout_s=timeout_s)
+        results = self.program.call_many(
+            [(a, k) for a, k, _, _ in rotated],
+            timeout_s=timeout_s,
+            budget_s=self.deadline - time.monotonic(),
+        )
         if results and results[-1].status == "sandbox_error":
             raise _SandboxBroke(results[-1].error)
-        differing = [
-            tag
-            for i, (_, _, fingerprint, tag) in enumerate(rotated)
-            if i >= len(results) or results[i].fingerprint != fingerprint
-        ]
-        return differing
+        unproven: dict[int, tuple[str, str]] = {}
+        for i, (_, _, fingerprint, tag) in enumerate(rotated):
+            if i >= len(results) or results[i].status == "timeout":
+                unproven[tag] = out_of_time
+            elif results[i].fingerprint != fingerprint:
+                unproven[tag] = (
+                    CodeFlag.ORDER_DEPENDENT,
+                    "answered differently when replayed in a fresh process in another order "
+                    "(the answers depend on state)",
+                )
+        return unproven
 
 
 def _failure(result: CallResult) -> tuple[str, str]:
@@ -349,14 +363,11 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
     if outcome.passed and calls.count == 0:
         raise SpecProblem("the check never called the candidate")
     if outcome.passed:
-        differing = calls.replay()
-        if differing:
+        unproven = calls.replay()
+        if unproven:
+            flag, reason = next(iter(unproven.values()))
             outcome = TestOutcome(
-                "check",
-                False,
-                CodeFlag.ORDER_DEPENDENT,
-                f"{len(differing)} of {len(calls.log)} calls answered differently when replayed "
-                "in a fresh process in another order (the answers depend on state)",
+                "check", False, flag, f"{len(unproven)} of {len(calls.log)} calls: {reason}"
             )
     return outcome
 
@@ -387,13 +398,8 @@ def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) ->
             load_failure = outcome  # every other case would fail the same way
     passing = {i for i, o in enumerate(outcomes) if o.passed}
     calls.log = [entry for entry in calls.log if entry[3] in passing]
-    for index in calls.replay() or []:
-        outcomes[index] = TestOutcome(
-            outcomes[index].name,
-            False,
-            CodeFlag.ORDER_DEPENDENT,
-            "answered differently when replayed in a fresh process in another order",
-        )
+    for index, (flag, reason) in calls.replay().items():
+        outcomes[index] = TestOutcome(outcomes[index].name, False, flag, reason)
     return outcomes
 
 
