@@ -10,7 +10,7 @@ import pytest
 
 from truegrade import load_grader
 from truegrade.core import Flag, SpecError
-from truegrade.graders.code import CodeKernel, values_match
+from truegrade.graders.code import CodeKernel, _harness, values_match
 from truegrade.sandbox import SandboxConfig, _launch
 
 ADD_CASES = {
@@ -267,6 +267,7 @@ def test_no_isolation_needs_an_explicit_opt_in_and_is_flagged():
 def test_without_any_sandbox_the_grade_is_an_error_with_the_reason(monkeypatch):
     # the kernel runs here (not in a worker) so that bubblewrap can be made to disappear
     monkeypatch.setattr(_launch, "bwrap_path", lambda: None)
+    monkeypatch.setattr(_harness, "_UNAVAILABLE", {})  # this process's memory of the failure
     kernel = CodeKernel(SandboxConfig(isolation="bwrap"), call_timeout_s=2, program_timeout_s=5)
     verdict = kernel(
         {"response": "def add(a, b):\n    return a + b\n", "prompt": None, "tests": ADD_CASES}

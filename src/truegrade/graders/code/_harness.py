@@ -46,6 +46,7 @@ from truegrade.sandbox import (
     Sandbox,
     SandboxConfig,
     SandboxError,
+    SandboxUnavailable,
     decode_value,
     encode_value,
 )
@@ -107,14 +108,27 @@ _STATUS_FLAGS = {
 }
 _BASE_ONLY = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
 _SANDBOXES: dict[SandboxConfig, Sandbox] = {}
+_UNAVAILABLE: dict[SandboxConfig, tuple[float, str]] = {}
+_RETRY_UNAVAILABLE_S = 60.0
 
 
 def sandbox_for(config: SandboxConfig) -> Sandbox:
-    """This process's sandbox for ``config``, started (or restarted) as needed."""
+    """This process's sandbox for ``config``, started (or restarted) as needed.
+
+    When no sandbox can start, the reason is remembered for a minute, so a batch does not try
+    every isolation mode again for each of its samples.
+    """
+    failed = _UNAVAILABLE.get(config)
+    if failed is not None and time.monotonic() - failed[0] < _RETRY_UNAVAILABLE_S:
+        raise SandboxUnavailable(failed[1])
     box = _SANDBOXES.get(config)
     if box is None:
         box = _SANDBOXES[config] = Sandbox(config)
-    return box.start()
+    try:
+        return box.start()
+    except SandboxUnavailable as exc:
+        _UNAVAILABLE[config] = (time.monotonic(), str(exc))
+        raise
 
 
 def _short(value: Any, limit: int = 120) -> str:
