@@ -279,7 +279,12 @@ def run_code_bench(
         title=f"Code grading per HumanEval problem ({len(problems)} canonical solutions)",
         metric="ms per problem",
         lower_is_better=True,
-        params={"problems": len(problems), "workers": n_workers, "repeats": repeats},
+        params={
+            "problems": len(problems),
+            "workers": n_workers,
+            "repeats": repeats,
+            "load average at start": round(os.getloadavg()[0], 2),  # other work on the machine
+        },
         notes=[
             "Time per problem = wall time of the whole run / problems, both graders with the "
             "same number of workers; p50/p99 are per-problem latencies.",

@@ -1,11 +1,13 @@
 """``Sandbox``: a running, isolated zygote, and the only way the rest of truegrade reaches it.
 
 The harness side of the sandbox: it starts the zygote under the strongest isolation available,
-checks from the zygote's own report which layers really hold, sends it programs and inputs, and
-turns what comes back into ``CallResult`` / ``RunResult``. Everything that crosses back is
-validated here: a value is rebuilt from JSON into exact builtin types, a record that is malformed,
-duplicated or missing is a failure, and a zygote that stops answering or breaks the protocol is
-killed (its whole process group) and started afresh on the next use.
+checks from the zygote's own report which layers really hold, sends it programs, talks to the
+call sessions the zygote forks (directly, over pipes the zygote hands over), and turns what comes
+back into ``CallResult`` / ``RunResult``. Everything that crosses back is validated here: a value
+is rebuilt from JSON into exact builtin types, a record that is malformed or missing is a
+failure, a session that overruns its deadline is killed (the zygote kills it on request), and a
+zygote that stops answering or breaks the protocol is killed with its whole process group and
+started afresh on the next use.
 
 What it must never do: run the program in this process, accept a value that is not plain data,
 or start without isolation unless the caller opted in (``allow_unsandboxed``).
@@ -22,7 +24,6 @@ import select
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import tempfile
 import time
@@ -32,9 +33,7 @@ from typing import Any, Literal
 
 from truegrade.sandbox import _launch
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
-from truegrade.sandbox._zygote import PlainDataError, decode_value, encode_value, frame
-
-_LENGTH = struct.Struct(">I")
+from truegrade.sandbox._zygote import _LENGTH, PlainDataError, decode_value, encode_value, frame
 
 __all__ = [
     "CallResult",
