@@ -236,3 +236,15 @@ def test_a_batch_stops_at_its_budget(box):
     assert [r.status for r in results] == ["ok", "timeout"]
     assert results[0].value == 1
     program.close()
+
+
+def test_module_code_cannot_answer_before_it_is_asked(box):
+    forged = b'{"status":"ok","value":42}'
+    program = box.load(
+        f"import os\nos.write(4, len({forged!r}).to_bytes(4, 'big') + {forged!r})\n"
+        "def f(x):\n    return x\n",
+        entry_point="f",
+    )
+    result = program.call([1], timeout_s=5)
+    assert result.status == "bad_record"
+    program.close()

@@ -386,7 +386,7 @@ class Program:
                 loaded = channel.record(deadline, cap)
                 if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
                     self._end()
-                    return [_answer(loaded, time.monotonic() - started)]
+                    return [_load_failure(loaded, time.monotonic() - started)]
                 channel.loaded = True
             channel.write(request, deadline)
             for _ in calls:
@@ -565,6 +565,17 @@ def _answer(blob: bytes, elapsed: float) -> CallResult:
     if status in ("bad_value", "missing_entry"):
         return replace(base, status=status, error=str(record.get("reason") or status)[:1000])
     return replace(base, status="bad_record", error=f"unknown result status {status[:40]!r}")
+
+
+def _load_failure(blob: bytes, elapsed: float) -> CallResult:
+    """What a session said instead of "loaded": an exception while loading or a missing
+    function; anything else (a value, say, written by the program's module code) is forged."""
+    result = _answer(blob, elapsed)
+    if (result.status == "raised" and result.during_load) or result.status == "missing_entry":
+        return result
+    return CallResult(
+        "bad_record", error="the session answered before it was asked", elapsed_s=elapsed
+    )
 
 
 def _run_result(reply: _Reply, timeout_s: float) -> RunResult:
