@@ -33,7 +33,14 @@ from typing import Any, Literal
 
 from truegrade.sandbox import _launch
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
-from truegrade.sandbox._zygote import _LENGTH, PlainDataError, decode_value, encode_value, frame
+from truegrade.sandbox._zygote import (
+    _LENGTH,
+    PlainDataError,
+    decode_value,
+    encode_value,
+    frame,
+    landlock_abi,
+)
 
 __all__ = [
     "CallResult",
@@ -744,6 +751,12 @@ class Sandbox:
         }
         if mode == "bwrap" and _launch.bwrap_path() is None:
             raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
+        if mode == "native" and cfg.landlock and not landlock_abi():
+            # without Landlock the host's files would be readable from the sandbox
+            raise SandboxError(
+                "the native fallback needs Landlock (Linux >= 5.13, enabled) to confine the "
+                "filesystem; install bubblewrap (apt-get install bubblewrap)"
+            )
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         zconfig["fd_socket"] = theirs.fileno()
         zygote = [executable, "-I", "-S", "-B", "-c", _BOOTSTRAP, json.dumps(zconfig)]
