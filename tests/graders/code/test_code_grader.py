@@ -323,3 +323,14 @@ def test_the_program_budget_covers_all_its_tests_and_their_replay():
     result = grade(grader, "import time\ndef f(x):\n    time.sleep(0.3)\n    return x\n", tests)
     assert result.score == 0.0  # no case has its replay as evidence...
     assert result.flags == ["timeout"]  # ...for want of time, which is not a wrong answer
+
+
+def test_a_check_that_swallows_everything_cannot_turn_a_bad_argument_into_a_pass(grader):
+    tests = {
+        "entry_point": "f",
+        "check": "def check(candidate):\n    try:\n        candidate(lambda: 1)\n"
+        "    except:\n        pass\n    assert candidate(1) == 1\n",
+    }
+    result = grade(grader, "def f(x):\n    return x\n", tests)
+    assert result.error is not None
+    assert result.flags == ["bad_reference"]

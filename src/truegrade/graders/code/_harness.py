@@ -174,8 +174,9 @@ class TestOutcome:
     reason: str = ""
 
 
-class _SandboxBroke(Exception):
-    """The sandbox itself failed mid-sample: the sample gets an error, not a fail."""
+class _SandboxBroke(BaseException):
+    """The sandbox itself failed mid-sample: the sample gets an error, not a fail (a
+    BaseException, so that a check's ``except Exception`` does not take it for the program's)."""
 
 
 class _NotPlainArgument(BaseException):
@@ -203,6 +204,8 @@ class _Calls:
     failures: list[CallResult] = field(default_factory=list)
     raised: list[BaseException] = field(default_factory=list)
     count: int = 0
+    broken: str | None = None  # the sandbox failed: no verdict is possible
+    unsendable: str | None = None  # the check passed an argument that cannot cross
 
     def timeout(self) -> float | None:
         left = self.deadline - time.monotonic()
@@ -215,9 +218,14 @@ class _Calls:
             return CallResult("timeout", error="the program's time budget ran out")
         if self.fresh_process:
             self.program.reset()
-        snapshot = decode_value(encode_value(list(args))), decode_value(encode_value(kwargs))
+        try:
+            snapshot = decode_value(encode_value(list(args))), decode_value(encode_value(kwargs))
+        except PlainDataError as exc:
+            self.unsendable = str(exc)
+            raise
         result = self.program.call(args, kwargs, timeout_s=timeout_s)
         if result.status == "sandbox_error":
+            self.broken = result.error
             raise _SandboxBroke(result.error)
         if result.fingerprint:
             self.log.append((*snapshot, result.fingerprint, tag))
@@ -372,7 +380,12 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         outcome = TestOutcome(
             "check", False, flag, f"{type(exc).__name__}: {str(exc)[:300]}{_check_line(exc)}"
         )
-    if outcome.passed and calls.failures:  # the check swallowed a failed call
+    # what the check may have swallowed with a bare ``except:`` still counts
+    if calls.broken is not None:
+        raise _SandboxBroke(calls.broken)
+    if calls.unsendable is not None:
+        raise SpecProblem(f"the check passes the candidate an argument that is {calls.unsendable}")
+    if outcome.passed and calls.failures:
         outcome = TestOutcome("check", False, *_failure(calls.failures[0]))
     if outcome.passed and calls.count == 0:
         raise SpecProblem("the check never called the candidate")
