@@ -27,8 +27,8 @@ import itertools
 import os
 import re
 import shutil
-import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,6 +162,7 @@ def bwrap_command(
 
 _counter = itertools.count()
 _STALE = re.compile(r"sb-(\d+)-\d+")
+_STALE_SCRATCH = re.compile(r"truegrade-unsandboxed-(\d+)-\w+")
 
 
 def _pids_hierarchy() -> tuple[Path, int] | None:
@@ -257,6 +258,12 @@ class PidsCgroup:
             self.path.rmdir()
 
 
-def run_quietly(cmd: list[str], timeout_s: float = 10.0) -> subprocess.CompletedProcess[str]:
-    """Run a short command, capturing its output (for version checks)."""
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
+def host_scratch() -> str:
+    """A fresh scratch directory on the host, for a run with no isolation (named after this
+    process, so that those of processes that died without cleaning up can be removed)."""
+    base = Path(tempfile.gettempdir())
+    for entry in base.glob("truegrade-unsandboxed-*"):
+        match = _STALE_SCRATCH.fullmatch(entry.name)
+        if match and not _alive(int(match.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"truegrade-unsandboxed-{os.getpid()}-", dir=base)

@@ -15,6 +15,7 @@ or start without isolation unless the caller opted in (``allow_unsandboxed``).
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import json
@@ -27,6 +28,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -635,6 +637,7 @@ class Sandbox:
     def __init__(self, config: SandboxConfig | None = None) -> None:
         self.config = config or SandboxConfig()
         self._launch: _Launch | None = None
+        _open.add(self)
         self._buffer = bytearray()
         self._generation = 0
         self.starts = 0
@@ -726,7 +729,7 @@ class Sandbox:
         scratch_host = None
         scratch = _launch.SCRATCH
         if mode == "none":
-            scratch_host = tempfile.mkdtemp(prefix="truegrade-unsandboxed-")
+            scratch_host = _launch.host_scratch()
             scratch = scratch_host
         zconfig = {
             "mode": mode,
@@ -973,3 +976,15 @@ class Sandbox:
         if type(header) is not dict:
             raise SandboxError("the sandbox sent a malformed frame")
         return _Reply(header, blob)
+
+
+_open: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, stop every sandbox this process started (and remove what it made on the host:
+    its pids cgroup, an unsandboxed run's scratch directory)."""
+    for box in list(_open):
+        with contextlib.suppress(Exception):
+            box.close()
