@@ -15,8 +15,10 @@ PACKAGES = [
     "truegrade",
     "truegrade.core",
     "truegrade.exec",
+    "truegrade.sandbox",
     "truegrade.data",
     "truegrade.graders",
+    "truegrade.graders.code",
     "truegrade.graders.match",
     "truegrade.graders.python",
     "truegrade.graders.math",
@@ -58,13 +60,14 @@ def test_importing_truegrade_is_cheap():
     assert out.stdout.split() == ["False", "False"]
 
 
-def test_the_engine_does_not_import_the_layers_above_it():
+@pytest.mark.parametrize("package", ["truegrade.exec", "truegrade.sandbox"])
+def test_mechanisms_do_not_import_the_layers_above_them(package):
+    # the engine and the sandbox know nothing of graders (nor of the core)
     code = (
-        "import sys, truegrade.exec; "
-        "print(sorted(m for m in sys.modules if m.startswith('truegrade')))"
+        f"import sys, {package}; print(sorted(m for m in sys.modules if m.startswith('truegrade')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = ast.literal_eval(out.stdout)
-    assert all(
-        m.startswith(("truegrade.exec", "truegrade._version")) or m == "truegrade" for m in loaded
-    ), loaded
+    assert all(m.startswith((package, "truegrade._version")) or m == "truegrade" for m in loaded), (
+        loaded
+    )

@@ -1,4 +1,4 @@
-"""The grader card: built from the bundled examples, complete, escaped, and rendered by a browser."""
+"""The grader card: built from the bundled examples, complete, escaped, rendered by a browser."""
 
 from __future__ import annotations
 

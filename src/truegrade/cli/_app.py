@@ -11,6 +11,7 @@ from truegrade.cli._attack import attack_command
 from truegrade.cli._audit import audit_command
 from truegrade.cli._bench import bench_app
 from truegrade.cli._card import card_command
+from truegrade.cli._doctor import doctor_command
 from truegrade.cli._grade import grade_command
 from truegrade.cli._monitor import monitor_command
 from truegrade.cli._overopt import overopt_command
@@ -54,6 +55,7 @@ app.command("overopt")(overopt_command)
 app.command("monitor")(monitor_command)
 app.command("serve")(serve_command)
 app.command("card")(card_command)
+app.command("doctor")(doctor_command)
 app.add_typer(bench_app, name="bench")
 
 

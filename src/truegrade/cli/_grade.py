@@ -40,12 +40,16 @@ def load_cli_grader(
     *,
     backend: str = "local",
     ray_address: str | None = None,
+    unsafe_no_sandbox: bool = False,
 ) -> Grader:
-    """Load ``--grader`` with its ``-o`` options, an optional per-item deadline override, and
-    the backend it runs on (``local`` engine workers, or actors of a Ray cluster)."""
+    """Load ``--grader`` with its ``-o`` options, an optional per-item deadline override, the
+    backend it runs on (``local`` engine workers, or actors of a Ray cluster), and whether code
+    graders may run untrusted code unisolated when no sandbox works (flagged ``unsandboxed``)."""
     if timeout_s is not None and timeout_s <= 0:
         fail("--timeout-s must be > 0")
     pairs = parse_pairs(options, "--option")
+    if unsafe_no_sandbox and spec == "code":
+        pairs.setdefault("unsafe_no_sandbox", True)
     if backend not in ("local", "ray"):
         fail(f"--backend must be local or ray, got {backend!r}")
     if backend == "ray":
@@ -59,6 +63,10 @@ def load_cli_grader(
         grader = load_grader(spec, **pairs)
     if timeout_s is not None:
         set_timeout(grader, timeout_s)
+    if unsafe_no_sandbox:
+        from truegrade.graders.code import allow_unsandboxed
+
+        allow_unsandboxed(grader)
     return grader
 
 
@@ -125,6 +133,14 @@ def grade_command(
         int, typer.Option(help="Rows per grading batch (results are written after each).", min=1)
     ] = 256,
     quiet: QuietOption = False,
+    unsafe_no_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-no-sandbox",
+            help="Let code graders run untrusted code with no isolation when no sandbox works "
+            "(every such grade is flagged 'unsandboxed').",
+        ),
+    ] = False,
 ) -> None:
     """Grade every row of DATA and stream one result per row to --out."""
     if resume and overwrite:
@@ -135,7 +151,12 @@ def grade_command(
     if workers is not None:
         configure_default_engine(workers=workers)
     the_grader = load_cli_grader(
-        grader, option, timeout_s, backend=backend, ray_address=ray_address
+        grader,
+        option,
+        timeout_s,
+        backend=backend,
+        ray_address=ray_address,
+        unsafe_no_sandbox=unsafe_no_sandbox,
     )
     out_path = out or Path(f"{data.name.split('.')[0]}.grades.jsonl")
     with user_errors():

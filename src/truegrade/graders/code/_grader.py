@@ -1,0 +1,149 @@
+"""``code``: run a response's Python program against the row's tests, in a sandbox.
+
+The grader is a thin shell around ``CodeKernel``: it validates options, picks the row's tests
+(``reference``, or a ``tests`` column), and sends each sample to the engine's killable workers,
+where the trusted harness runs the tests and the program runs in the sandbox. It never runs the
+response in the grader's process, and it refuses to run it without isolation unless told to.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from truegrade.core import Flag, Grade, Grader, Sample
+from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
+from truegrade.graders.code._harness import CodeKernel
+from truegrade.sandbox import SandboxConfig
+
+__all__ = ["CodeGrader", "CodeOptions", "allow_unsandboxed"]
+
+
+class CodeOptions(GraderOptions):
+    """Options of ``code``.
+
+    Attributes:
+        isolation: ``auto`` (bubblewrap, else native namespaces with Landlock), ``bwrap``,
+            ``native``, or ``none`` (no isolation; needs ``unsafe_no_sandbox``).
+        unsafe_no_sandbox: Allow running untrusted code with no isolation when nothing else
+            works (or with ``isolation: none``); every such grade is flagged ``unsandboxed``.
+        call_timeout_s: Deadline of one call (or one whole-program run).
+        program_timeout_s: Time budget of all of one response's tests, replay included.
+        memory_mb: Address-space limit of the program's process.
+        output_bytes: Cap on a return value and on each output stream of a run.
+        max_processes: Processes a whole-program run may have at once.
+        fresh_process_per_call: Run every call in a process of its own (slower; the default
+            replays the calls in a fresh process in another order instead).
+        fresh_sandbox: Start a new sandbox for every response (much slower, strongest).
+        prompt_prefix: Put the prompt in front of the response: ``auto`` (when the response
+            does not define the entry point itself), ``always``, ``never``.
+        stdio_compare: How stdout is compared: ``lines`` (trailing whitespace and trailing
+            empty lines ignored), ``tokens`` (whitespace-separated tokens), ``exact``.
+        abs_tol / rel_tol: Float tolerance for call cases (0: exact).
+    """
+
+    isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
+    unsafe_no_sandbox: bool = False
+    call_timeout_s: float = Field(default=5.0, gt=0)
+    program_timeout_s: float = Field(default=30.0, gt=0)
+    memory_mb: int = Field(default=1024, ge=64)
+    output_bytes: int = Field(default=1 << 20, ge=1024)
+    max_processes: int = Field(default=32, ge=1)
+    fresh_process_per_call: bool = False
+    fresh_sandbox: bool = False
+    prompt_prefix: Literal["auto", "always", "never"] = "auto"
+    stdio_compare: Literal["lines", "tokens", "exact"] = "lines"
+    abs_tol: float = Field(default=0.0, ge=0)
+    rel_tol: float = Field(default=0.0, ge=0)
+
+    @model_validator(mode="after")
+    def _checks(self) -> CodeOptions:
+        if self.execution == "inline":
+            raise ValueError(
+                "the code grader runs its harness in killable worker processes only "
+                "(execution: process)"
+            )
+        if self.isolation == "none" and not self.unsafe_no_sandbox:
+            raise ValueError(
+                "isolation 'none' runs untrusted code with no isolation; "
+                "also set unsafe_no_sandbox (on the command line: --unsafe-no-sandbox)"
+            )
+        return self
+
+
+class CodeGrader(KernelGrader):
+    """Python programs run against the row's tests in a sandbox; score = fraction passed.
+
+    Examples:
+        >>> g = CodeGrader.from_options({"call_timeout_s": 2})
+        >>> row = {"response": "def add(a, b):\\n    return a + b\\n",
+        ...        "reference": {"entry_point": "add", "cases": [{"args": [1, 2], "expected": 3}]}}
+        >>> g.grade(row).passed  # doctest: +SKIP
+        True
+    """
+
+    kind = "code"
+    Options = CodeOptions
+    default_execution = "process"
+    options: CodeOptions
+
+    def __init__(self, options: GraderOptions | None = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        self.requires_reference = False  # the tests may also come in a 'tests' column
+        if self.options.timeout_s is None:
+            self.timeout_s = self.options.program_timeout_s + 30.0
+        self.allow_unsandboxed = self.options.unsafe_no_sandbox
+
+    def _precheck(self, sample: Sample) -> Grade | None:
+        problem = super()._precheck(sample)
+        if problem is None and _tests_of(sample) is None:
+            return Grade.failure(
+                "the code grader needs the tests in 'reference' (or a 'tests' column)",
+                Flag.NO_REFERENCE,
+            )
+        return problem
+
+    def sandbox_config(self) -> SandboxConfig:
+        o = self.options
+        return SandboxConfig(
+            isolation=o.isolation,
+            allow_unsandboxed=self.allow_unsandboxed,
+            memory_mb=o.memory_mb,
+            output_bytes=o.output_bytes,
+            max_processes=o.max_processes,
+        )
+
+    def kernel(self) -> Kernel:
+        o = self.options
+        return CodeKernel(
+            sandbox=self.sandbox_config(),
+            call_timeout_s=o.call_timeout_s,
+            program_timeout_s=o.program_timeout_s,
+            fresh_process_per_call=o.fresh_process_per_call,
+            fresh_sandbox=o.fresh_sandbox,
+            prompt_prefix=o.prompt_prefix,
+            stdio_compare=o.stdio_compare,
+            abs_tol=o.abs_tol,
+            rel_tol=o.rel_tol,
+        )
+
+    def payload(self, sample: Sample) -> Any:
+        prompt = sample.prompt if isinstance(sample.prompt, str) else None
+        return {"response": sample.response_text, "prompt": prompt, "tests": _tests_of(sample)}
+
+
+def _tests_of(sample: Sample) -> Any:
+    if sample.reference is not None:
+        return sample.reference
+    return sample.metadata.get("tests")
+
+
+def allow_unsandboxed(grader: Grader) -> int:
+    """Let every ``code`` grader in a tree run without isolation when no sandbox works (the
+    ``--unsafe-no-sandbox`` switch); returns how many were changed. Their grades then carry
+    ``unsandboxed``."""
+    code_graders = [node for node in walk(grader) if isinstance(node, CodeGrader)]
+    for node in code_graders:
+        node.allow_unsandboxed = True
+    return len(code_graders)

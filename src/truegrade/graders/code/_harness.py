@@ -1,0 +1,596 @@
+"""The trusted harness: runs a response's tests against its program, which runs in the sandbox.
+
+It runs in the engine's killable workers (one sandbox per worker, started once and reused), and
+it is the only place where the tests' logic and expected values exist: the program in the sandbox
+receives inputs and nothing else, and every answer comes back as plain data rebuilt here.
+
+* HumanEval style: the dataset's ``check(candidate)`` runs here, with ``candidate`` a proxy that
+  sends each call's arguments into the sandbox and returns the plain answer. Helpers the check
+  needs (HumanEval's ``poly``, ``encode_cyclic``...) come from the prompt or the spec's
+  ``helpers``, never from the response. In the check's namespace the entry point's name is the
+  proxy as well (some checks call the function by name).
+* call cases: each case is one call, compared here with the expected value.
+* stdin/stdout: each test is one run of the whole program.
+
+Calls run in a session (one process for a pass over the tests). When a pass succeeds, the same
+calls are replayed in a fresh process in a rotated order and must give exactly the same answers:
+a function that counts its calls, or otherwise answers from state, fails. Pass needs positive
+evidence for every test: an answer for every call, a check that returns; an exit, a skip, a
+missing or malformed answer is a failure.
+
+What it must never do: execute the response in this process (only the dataset's check and
+helpers run here), send an expected value into the sandbox, or compare anything that is not
+plain data.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import functools
+import math
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from truegrade.graders.code._program import build_program
+from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
+from truegrade.graders.code._tells import find_tells, visible_inputs
+from truegrade.sandbox import (
+    CallResult,
+    PlainDataError,
+    Program,
+    RunResult,
+    Sandbox,
+    SandboxConfig,
+    SandboxError,
+    SandboxUnavailable,
+    decode_value,
+    encode_value,
+)
+
+__all__ = ["CodeFlag", "CodeKernel", "values_match"]
+
+
+class CodeFlag:
+    """Flags the ``code`` grader raises (besides the static tells)."""
+
+    UNSANDBOXED = "unsandboxed"
+    """The program ran with no isolation (only with an explicit unsafe opt-in)."""
+    WRONG_ANSWER = "wrong_answer"
+    """A test got an answer, and it was wrong (or the check's assertion failed)."""
+    EXCEPTION = "exception"
+    """The program raised, and the test did not expect it."""
+    EARLY_EXIT = "early_exit"
+    """The program ended (``sys.exit``, ``os._exit``...) before answering."""
+    TIMEOUT = "timeout"
+    """A call or run ran past its deadline, or the program's time budget ran out."""
+    MEMORY = "memory_limit"
+    """The program ran out of its memory limit."""
+    OUTPUT_LIMIT = "output_limit"
+    """The program wrote more than the output cap."""
+    SANDBOX_VIOLATION = "sandbox_violation"
+    """The program made a forbidden system call or broke a file-size limit, and was killed."""
+    PROGRAM_CRASHED = "program_crashed"
+    """The program's process died of a signal."""
+    NOT_PLAIN_DATA = "not_plain_data"
+    """A return value was not plain builtin data (a custom class, a subclass of ``int``...)."""
+    BAD_RESULT = "bad_result_record"
+    """The program's answer arrived malformed or duplicated."""
+    ORDER_DEPENDENT = "order_dependent"
+    """Replayed in a fresh process in another order, the calls gave different answers."""
+    SYNTAX_ERROR = "syntax_error"
+    """The program does not compile."""
+    MISSING_ENTRY = "missing_entry_point"
+    """The program defines no function with the entry point's name."""
+    EXIT_STATUS = "exit_status"
+    """A whole-program run exited with a non-zero status."""
+    BAD_REFERENCE = "bad_reference"
+    """The row's test spec cannot be used (an error, not a fail)."""
+    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+    """No sandbox can run here and running unsandboxed was not allowed (an error)."""
+    SANDBOX_ERROR = "sandbox_error"
+    """The sandbox failed while grading (an error, never the program's doing)."""
+
+
+_STATUS_FLAGS = {
+    "timeout": CodeFlag.TIMEOUT,
+    "output_limit": CodeFlag.OUTPUT_LIMIT,
+    "violation": CodeFlag.SANDBOX_VIOLATION,
+    "crashed": CodeFlag.PROGRAM_CRASHED,
+    "memory": CodeFlag.MEMORY,
+    "exited": CodeFlag.EARLY_EXIT,
+    "bad_value": CodeFlag.NOT_PLAIN_DATA,
+    "bad_record": CodeFlag.BAD_RESULT,
+    "missing_entry": CodeFlag.MISSING_ENTRY,
+}
+_BASE_ONLY = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
+_SANDBOXES: dict[SandboxConfig, Sandbox] = {}
+_UNAVAILABLE: dict[SandboxConfig, tuple[float, str]] = {}
+_RETRY_UNAVAILABLE_S = 60.0
+
+
+def sandbox_for(config: SandboxConfig) -> Sandbox:
+    """This process's sandbox for ``config``, started (or restarted) as needed.
+
+    When no sandbox can start, the reason is remembered for a minute, so a batch does not try
+    every isolation mode again for each of its samples.
+    """
+    failed = _UNAVAILABLE.get(config)
+    if failed is not None and time.monotonic() - failed[0] < _RETRY_UNAVAILABLE_S:
+        raise SandboxUnavailable(failed[1])
+    box = _SANDBOXES.get(config)
+    if box is None:
+        box = _SANDBOXES[config] = Sandbox(config)
+    try:
+        return box.start()
+    except SandboxUnavailable as exc:
+        _UNAVAILABLE[config] = (time.monotonic(), str(exc))
+        raise
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def values_match(actual: Any, expected: Any, abs_tol: float = 0.0, rel_tol: float = 0.0) -> bool:
+    """Strict comparison of plain data, where the expected value came from JSON.
+
+    Types must agree (``True`` is not ``1``, ``"1"`` is not ``1``), except that a list in the
+    expected value matches a tuple of equal items (JSON has no tuples) and an ``int`` matches an
+    equal ``float``. Floats are equal exactly unless tolerances are given; NaN equals NaN.
+    """
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    numbers = (int, float)
+    if isinstance(actual, numbers) and isinstance(expected, numbers):
+        if isinstance(actual, float) or isinstance(expected, float):
+            a, b = float(actual), float(expected)
+            if math.isnan(a) or math.isnan(b):
+                return math.isnan(a) and math.isnan(b)
+            return a == b or math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+        return bool(actual == expected)
+    if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+        return len(actual) == len(expected) and all(
+            values_match(a, e, abs_tol, rel_tol) for a, e in zip(actual, expected, strict=True)
+        )
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return actual.keys() == expected.keys() and all(
+            values_match(actual[k], expected[k], abs_tol, rel_tol) for k in expected
+        )
+    return type(actual) is type(expected) and bool(actual == expected)
+
+
+@dataclass
+class TestOutcome:
+    """The verdict on one test."""
+
+    name: str
+    passed: bool
+    flag: str | None = None
+    reason: str = ""
+
+
+class _SandboxBroke(BaseException):
+    """The sandbox itself failed mid-sample: the sample gets an error, not a fail (a
+    BaseException, so that a check's ``except Exception`` does not take it for the program's)."""
+
+
+class _NotPlainArgument(BaseException):
+    """The check passed something that is not plain data: the test cannot run here."""
+
+
+class _CallFailed(BaseException):
+    """A call ended without an answer (a BaseException, so a check's ``except Exception`` cannot
+    swallow it and pass anyway)."""
+
+
+class CandidateError(RuntimeError):
+    """Raised into a check when the program raised an exception that is not a builtin one."""
+
+
+@dataclass
+class _Calls:
+    """Calls into the sandbox for one pass, with the deadline bookkeeping and a log to replay."""
+
+    program: Program
+    deadline: float
+    call_timeout_s: float
+    fresh_process: bool
+    log: list[tuple[Any, Any, bytes, int]] = field(default_factory=list)
+    failures: list[CallResult] = field(default_factory=list)
+    raised: list[BaseException] = field(default_factory=list)
+    count: int = 0
+    broken: str | None = None  # the sandbox failed: no verdict is possible
+    unsendable: str | None = None  # the check passed an argument that cannot cross
+
+    def timeout(self) -> float | None:
+        left = self.deadline - time.monotonic()
+        return None if left < 0.01 else min(self.call_timeout_s, left)
+
+    def call(self, args: Any, kwargs: Any, tag: int = -1) -> CallResult:
+        self.count += 1
+        timeout_s = self.timeout()
+        if timeout_s is None:
+            return CallResult("timeout", error="the program's time budget ran out")
+        if self.fresh_process:
+            self.program.reset()
+        try:
+            snapshot = decode_value(encode_value(list(args))), decode_value(encode_value(kwargs))
+        except PlainDataError as exc:
+            self.unsendable = str(exc)
+            raise
+        result = self.program.call(args, kwargs, timeout_s=timeout_s)
+        if result.status == "sandbox_error":
+            self.broken = result.error
+            raise _SandboxBroke(result.error)
+        if result.fingerprint:
+            self.log.append((*snapshot, result.fingerprint, tag))
+        return result
+
+    def replay(self) -> dict[int, tuple[str, str]]:
+        """Replay the logged calls in a fresh process, rotated by one, as one batch.
+
+        Returns the calls (by tag) whose replay gives no evidence of order independence, with a
+        flag and a reason: a different answer (``order_dependent``), or none in time
+        (``timeout``: the replay counts against the program's time budget).
+        """
+        if self.fresh_process or len(self.log) < 2:
+            return {}
+        out_of_time = (CodeFlag.TIMEOUT, "the replay in a fresh process ran out of time")
+        timeout_s = self.timeout()
+        if timeout_s is None:
+            return {tag: out_of_time for *_, tag in self.log}
+        self.program.reset()
+        rotated = self.log[1:] + self.log[:1]
+        results = self.program.call_many(
+            [(a, k) for a, k, _, _ in rotated],
+            timeout_s=timeout_s,
+            budget_s=self.deadline - time.monotonic(),
+        )
+        if results and results[-1].status == "sandbox_error":
+            raise _SandboxBroke(results[-1].error)
+        unproven: dict[int, tuple[str, str]] = {}
+        for i, (_, _, fingerprint, tag) in enumerate(rotated):
+            if i >= len(results) or results[i].status == "timeout":
+                unproven[tag] = out_of_time
+            elif results[i].fingerprint != fingerprint:
+                unproven[tag] = (
+                    CodeFlag.ORDER_DEPENDENT,
+                    "answered differently when replayed in a fresh process in another order "
+                    "(the answers depend on state)",
+                )
+        return unproven
+
+
+def _failure(result: CallResult) -> tuple[str, str]:
+    """(flag, reason) for a call that did not answer with a value."""
+    if result.status == "raised":
+        if result.exception in _BASE_ONLY:
+            return CodeFlag.EARLY_EXIT, result.error
+        return CodeFlag.EXCEPTION, result.error
+    return _STATUS_FLAGS.get(result.status, CodeFlag.BAD_RESULT), result.error
+
+
+class _Candidate:
+    """What the dataset's check calls: each call goes into the sandbox; the plain answer, or
+    the program's exception, comes back."""
+
+    def __init__(self, calls: _Calls) -> None:
+        self._calls = calls
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            result = self._calls.call(args, kwargs)
+        except PlainDataError as exc:
+            raise _NotPlainArgument(str(exc)) from None
+        if result.ok:
+            return result.value
+        if result.status == "raised" and result.exception not in _BASE_ONLY:
+            error = _rebuild_exception(result)
+            self._calls.raised.append(error)
+            raise error
+        self._calls.failures.append(result)
+        raise _CallFailed(result.error)
+
+
+def _rebuild_exception(result: CallResult) -> Exception:
+    """The program's exception as the check can catch it: the builtin class of that name when
+    it is one (``ValueError``...), else ``CandidateError``. Only the name and message cross."""
+    name = result.exception or ""
+    message = result.error.partition(": ")[2] or result.error
+    cls = getattr(builtins, name, None) if result.builtin_exception else None
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        try:
+            return cls(message)
+        except Exception:  # noqa: S110 - an exception class with a special constructor
+            pass
+    return CandidateError(f"{name}: {message}")
+
+
+def _check_line(exc: BaseException) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<check>"]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" at check line {frame.lineno}" + (f": {frame.line.strip()}" if frame.line else "")
+
+
+@functools.lru_cache(maxsize=256)
+def _code_of(text: str | None) -> str | None:
+    """``text`` if it is Python source (a HumanEval prompt), else None.
+
+    Cached, like the other per-prompt work here: in RL many responses share one prompt.
+    """
+    if not text or not text.strip():
+        return None
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return text
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str, filename: str) -> Any:
+    """The dataset's check or helpers, compiled once (a code object runs in any namespace)."""
+    return compile(source, filename, "exec")
+
+
+@functools.lru_cache(maxsize=256)
+def _visible_in_prompt(prompt: str, entry_point: str) -> tuple[Any, ...]:
+    return tuple(visible_inputs(prompt, entry_point))
+
+
+def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcome:
+    assert spec.check is not None
+    assert spec.entry_point is not None
+    namespace: dict[str, Any] = {"__name__": "__truegrade_check__"}
+    try:
+        if helpers:
+            # trusted input: the dataset's prompt or helpers, never the response
+            exec(_compiled(helpers, "<prompt>"), namespace)  # noqa: S102
+        exec(_compiled(spec.check, "<check>"), namespace)  # noqa: S102 - the dataset's test
+    except Exception as exc:
+        raise SpecProblem(f"the check code does not run: {type(exc).__name__}: {exc}") from None
+    check = namespace.get("check")
+    if not callable(check):
+        raise SpecProblem("the check code defines no function named 'check'")
+    candidate = _Candidate(calls)
+    namespace[spec.entry_point] = candidate
+    outcome: TestOutcome
+    try:
+        check(candidate)
+        outcome = TestOutcome("check", True)
+    except _NotPlainArgument as exc:
+        raise SpecProblem(f"the check passes the candidate an argument that is {exc}") from None
+    except _CallFailed:
+        outcome = TestOutcome("check", False, *_failure(calls.failures[-1]))
+    except AssertionError as exc:
+        detail = f": {exc}" if str(exc) else ""
+        outcome = TestOutcome(
+            "check", False, CodeFlag.WRONG_ANSWER, f"assertion failed{_check_line(exc)}{detail}"
+        )
+    except Exception as exc:
+        from_program = any(exc is raised for raised in calls.raised)
+        flag = CodeFlag.EXCEPTION if from_program else CodeFlag.WRONG_ANSWER
+        outcome = TestOutcome(
+            "check", False, flag, f"{type(exc).__name__}: {str(exc)[:300]}{_check_line(exc)}"
+        )
+    # what the check may have swallowed with a bare ``except:`` still counts
+    if calls.broken is not None:
+        raise _SandboxBroke(calls.broken)
+    if calls.unsendable is not None:
+        raise SpecProblem(f"the check passes the candidate an argument that is {calls.unsendable}")
+    if outcome.passed and calls.failures:
+        outcome = TestOutcome("check", False, *_failure(calls.failures[0]))
+    if outcome.passed and calls.count == 0:
+        raise SpecProblem("the check never called the candidate")
+    if outcome.passed:
+        unproven = calls.replay()
+        if unproven:
+            flag, reason = next(iter(unproven.values()))
+            outcome = TestOutcome(
+                "check", False, flag, f"{len(unproven)} of {len(calls.log)} calls: {reason}"
+            )
+    return outcome
+
+
+def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) -> list[TestOutcome]:
+    outcomes: list[TestOutcome] = []
+    load_failure: TestOutcome | None = None
+    for index, case in enumerate(spec.cases):
+        name = f"case_{index}"
+        if load_failure is not None:
+            outcomes.append(TestOutcome(name, False, load_failure.flag, load_failure.reason))
+            continue
+        try:
+            result = calls.call(case.args, case.kwargs, tag=index)
+        except PlainDataError as exc:
+            raise SpecProblem(f"case {index} has arguments that are {exc}") from None
+        if result.ok:
+            if values_match(result.value, case.expected, abs_tol, rel_tol):
+                outcomes.append(TestOutcome(name, True))
+            else:
+                reason = f"expected {_short(case.expected)}, got {_short(result.value)}"
+                outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
+            continue
+        flag, reason = _failure(result)
+        outcome = TestOutcome(name, False, flag, reason)
+        outcomes.append(outcome)
+        if result.during_load or flag == CodeFlag.MISSING_ENTRY:
+            load_failure = outcome  # every other case would fail the same way
+    passing = {i for i, o in enumerate(outcomes) if o.passed}
+    calls.log = [entry for entry in calls.log if entry[3] in passing]
+    for index, (flag, reason) in calls.replay().items():
+        outcomes[index] = TestOutcome(outcomes[index].name, False, flag, reason)
+    return outcomes
+
+
+def normalize_stdout(text: str, compare: str) -> Any:
+    """The form stdout is compared in.
+
+    ``lines``: newlines normalized (``\\r\\n`` and ``\\r`` become ``\\n``), trailing whitespace
+    of each line and trailing empty lines ignored, leading whitespace significant; ``tokens``:
+    the whitespace-separated tokens; ``exact``: the text as is.
+    """
+    if compare == "exact":
+        return text
+    if compare == "tokens":
+        return text.split()
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _run_stdio(
+    spec: TestSpec, program: Program, deadline: float, timeout_s: float, compare: str
+) -> list[TestOutcome]:
+    outcomes = []
+    for index, test in enumerate(spec.stdio):
+        name = f"stdio_{index}"
+        left = deadline - time.monotonic()
+        if left < 0.01:
+            outcomes.append(
+                TestOutcome(name, False, CodeFlag.TIMEOUT, "the program's time budget ran out")
+            )
+            continue
+        run: RunResult = program.run(test.stdin, timeout_s=min(timeout_s, left))
+        if run.status == "sandbox_error":
+            raise _SandboxBroke(run.error)
+        if run.status != "exited":
+            flag = _STATUS_FLAGS.get(run.status, CodeFlag.PROGRAM_CRASHED)
+            outcomes.append(TestOutcome(name, False, flag, run.error))
+        elif run.exit_code != 0:
+            tail = run.stderr.strip().splitlines()[-1:] if run.stderr.strip() else []
+            reason = f"exited with status {run.exit_code}" + (f": {tail[0][:200]}" if tail else "")
+            memory = bool(tail) and tail[0].startswith("MemoryError")
+            flag = CodeFlag.MEMORY if memory else CodeFlag.EXIT_STATUS
+            outcomes.append(TestOutcome(name, False, flag, reason))
+        elif normalize_stdout(run.stdout, compare) == normalize_stdout(test.stdout, compare):
+            outcomes.append(TestOutcome(name, True))
+        else:
+            reason = f"expected stdout {_short(test.stdout, 80)}, got {_short(run.stdout, 80)}"
+            outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
+    return outcomes
+
+
+def _error(message: str, *flags: str) -> dict[str, Any]:
+    return {"score": 0.0, "passed": None, "error": message, "flags": list(flags)}
+
+
+@dataclass(frozen=True)
+class CodeKernel:
+    """The per-sample work of the ``code`` grader (picklable; runs in engine workers)."""
+
+    sandbox: SandboxConfig
+    call_timeout_s: float
+    program_timeout_s: float
+    fresh_process_per_call: bool = False
+    fresh_sandbox: bool = False
+    prompt_prefix: str = "auto"
+    stdio_compare: str = "lines"
+    abs_tol: float = 0.0
+    rel_tol: float = 0.0
+
+    def setup(self) -> None:
+        """Start this worker's sandbox before the first sample (a failure is reported per
+        sample, with its reason)."""
+        if not self.fresh_sandbox:
+            with contextlib.suppress(SandboxError):
+                sandbox_for(self.sandbox)
+
+    def __call__(self, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            spec = parse_spec(payload["tests"])
+        except SpecProblem as exc:
+            return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
+        prompt = _code_of(payload.get("prompt"))
+        program = build_program(payload["response"], prompt, spec.entry_point, self.prompt_prefix)
+        visible = self._visible(spec, prompt)
+        tells = find_tells(program.tree, visible)
+        try:
+            if self.fresh_sandbox:
+                old = _SANDBOXES.pop(self.sandbox, None)
+                if old is not None:
+                    old.close()
+            box = sandbox_for(self.sandbox)
+        except SandboxError as exc:
+            return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
+        try:
+            outcomes = self._run(box, spec, program.source, spec.helpers or prompt)
+        except SpecProblem as exc:
+            return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
+        except (_SandboxBroke, SandboxError) as exc:
+            box.close()  # a fresh one for the next sample
+            return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)
+        finally:
+            if self.fresh_sandbox:
+                box.close()
+        return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode)
+
+    def _visible(self, spec: TestSpec, prompt: str | None) -> list[Any]:
+        visible: list[Any] = []
+        if spec.kind == "cases":
+            for case in spec.cases:
+                if case.visible:
+                    visible.extend(case.args)
+                    if len(case.args) > 1:
+                        visible.append(tuple(case.args))
+        elif spec.kind == "stdio":
+            visible = [t.stdin.strip() for t in spec.stdio if t.visible]
+        if prompt and spec.entry_point:
+            visible.extend(_visible_in_prompt(prompt, spec.entry_point))
+        return visible
+
+    def _run(
+        self, box: Sandbox, spec: TestSpec, source: str, helpers: str | None
+    ) -> list[TestOutcome]:
+        deadline = time.monotonic() + self.program_timeout_s
+        program = box.load(
+            source, entry_point=spec.entry_point, session_cpu_s=self.program_timeout_s
+        )
+        with program:
+            if program.error is not None:
+                reason = f"does not compile: {program.error}"
+                return [
+                    TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason) for n in spec.test_names
+                ]
+            if spec.kind == "stdio":
+                return _run_stdio(spec, program, deadline, self.call_timeout_s, self.stdio_compare)
+            calls = _Calls(program, deadline, self.call_timeout_s, self.fresh_process_per_call)
+            if spec.kind == "check":
+                return [_run_check(spec, calls, helpers)]
+            return _run_cases(spec, calls, self.abs_tol, self.rel_tol)
+
+
+def _verdict(
+    outcomes: list[TestOutcome], tells: list[Any], *, sandboxed: bool, mode: str | None
+) -> dict[str, Any]:
+    passed = sum(o.passed for o in outcomes)
+    total = len(outcomes)
+    flags: list[str] = []
+    for flag in [o.flag for o in outcomes if o.flag] + [t.flag for t in tells]:
+        if flag not in flags:
+            flags.append(flag)
+    if not sandboxed:
+        flags.append(CodeFlag.UNSANDBOXED)
+    parts = [f"{passed}/{total} tests passed"]
+    failed = [o for o in outcomes if not o.passed]
+    if failed:
+        first = failed[0]
+        parts.append(f"{first.name}: {first.reason}")
+    if tells:
+        parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
+    parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
+    return {
+        "score": passed / total if total else 0.0,
+        "passed": passed == total and total > 0,
+        "subscores": {o.name: 1.0 if o.passed else 0.0 for o in outcomes},
+        "flags": flags,
+        "explanation": "; ".join(parts),
+    }

@@ -1,0 +1,111 @@
+"""Which text of a response is the program, and what runs in front of it.
+
+The program is the last fenced block labelled ``python`` / ``py`` / ``python3`` (else the last
+unlabelled fenced block, else the whole response). For HumanEval-style completions, where the
+model continues the prompt's function, the prompt is put in front (``prompt_prefix``): ``always``,
+``never``, or ``auto``, which prefixes it only when the response does not itself define the entry
+point at module level.
+
+Only string scanning and ``ast.parse`` happen here: nothing of the response is evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+__all__ = ["Program", "build_program", "extract_code", "parse"]
+
+_PYTHON_LABELS = frozenset({"python", "py", "python3"})
+_MAX_BLOCKS = 256
+
+
+def _fences(text: str) -> list[tuple[str, str]]:
+    """``(label, body)`` of each closed ``` fenced block, in order (linear time)."""
+    blocks: list[tuple[str, str]] = []
+    pos = 0
+    while len(blocks) < _MAX_BLOCKS:
+        start = text.find("```", pos)
+        if start < 0:
+            break
+        line_end = text.find("\n", start)
+        if line_end < 0:
+            break
+        end = text.find("```", line_end)
+        if end < 0:
+            break
+        label = text[start + 3 : line_end].strip().lower()
+        blocks.append((label, text[line_end + 1 : end]))
+        pos = end + 3
+    return blocks
+
+
+def extract_code(response: str) -> str:
+    """The program text of a response (see the module docstring)."""
+    blocks = _fences(response)
+    labelled = [body for label, body in blocks if label in _PYTHON_LABELS]
+    if labelled:
+        return labelled[-1]
+    unlabelled = [body for label, body in blocks if not label]
+    if unlabelled:
+        return unlabelled[-1]
+    return response
+
+
+def parse(source: str) -> ast.Module | None:
+    """The syntax tree of ``source``, or None when it is not valid Python (parsing only)."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _defines(tree: ast.Module | None, name: str) -> bool:
+    if tree is None:
+        return False
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))
+        and (
+            getattr(node, "name", None) == name
+            or any(isinstance(t, ast.Name) and t.id == name for t in getattr(node, "targets", []))
+        )
+        for node in tree.body
+    )
+
+
+@dataclass(frozen=True)
+class Program:
+    """What runs in the sandbox, and which part of it came from the response.
+
+    Attributes:
+        source: The whole program (prompt prefix included, if any).
+        response_code: The part taken from the response (what the static tells read).
+        prefixed: Whether the prompt was put in front.
+        tree: The syntax tree of ``response_code`` (None when it does not parse).
+    """
+
+    source: str
+    response_code: str
+    prefixed: bool
+    tree: ast.Module | None
+
+
+def build_program(response: str, prompt: str | None, entry_point: str | None, mode: str) -> Program:
+    """Assemble the program for a response.
+
+    Args:
+        response: The response text.
+        prompt: The prompt text, when it is code a completion continues.
+        entry_point: The function the tests call (None for stdin/stdout tests).
+        mode: ``auto``, ``always`` or ``never`` (see the module docstring).
+    """
+    code = extract_code(response)
+    tree = parse(code)
+    use_prompt = bool(prompt) and (
+        mode == "always"
+        or (mode == "auto" and entry_point is not None and not _defines(tree, entry_point))
+    )
+    if use_prompt:
+        assert prompt is not None
+        return Program(prompt + code, code, True, tree)
+    return Program(code, code, False, tree)

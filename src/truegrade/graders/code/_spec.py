@@ -1,0 +1,151 @@
+"""The three ways a row states its tests, parsed and checked before anything runs.
+
+* HumanEval style: ``{"entry_point": "f", "check": "def check(candidate): ..."}``;
+* call cases:
+  ``{"entry_point": "f", "cases": [{"args": [...], "kwargs": {...}, "expected": ...}]}``;
+* stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``.
+
+A spec may arrive as a mapping or as a JSON string (datasets often store it so). Cases and stdio
+tests may be marked ``"visible": true`` (shown to the model in the prompt); visible inputs feed
+the hard-coding tell. The spec comes from the dataset: it is trusted to be what the dataset
+author wrote, never taken from a response.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Case", "SpecProblem", "StdioCase", "TestSpec", "parse_spec"]
+
+
+class SpecProblem(ValueError):
+    """The row's test spec is unusable; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call case: ``entry_point(*args, **kwargs) == expected``."""
+
+    args: list[Any]
+    kwargs: dict[str, Any]
+    expected: Any
+    visible: bool = False
+
+
+@dataclass(frozen=True)
+class StdioCase:
+    """One whole-program test: ``stdin`` in, ``stdout`` expected."""
+
+    stdin: str
+    stdout: str
+    visible: bool = False
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """A parsed spec; exactly one of ``check``, ``cases``, ``stdio`` is set."""
+
+    kind: str
+    entry_point: str | None = None
+    check: str | None = None
+    helpers: str | None = None
+    cases: list[Case] = field(default_factory=list)
+    stdio: list[StdioCase] = field(default_factory=list)
+
+    @property
+    def test_names(self) -> list[str]:
+        if self.kind == "check":
+            return ["check"]
+        if self.kind == "cases":
+            return [f"case_{i}" for i in range(len(self.cases))]
+        return [f"stdio_{i}" for i in range(len(self.stdio))]
+
+
+def _str(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise SpecProblem(f"{what} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _entry_point(spec: dict[str, Any]) -> str:
+    name = _str(spec.get("entry_point"), "'entry_point'")
+    if not name.isidentifier():
+        raise SpecProblem(f"'entry_point' {name!r} is not a Python identifier")
+    return name
+
+
+def _case(raw: Any, index: int) -> Case:
+    if not isinstance(raw, dict):
+        raise SpecProblem(f"case {index} must be a mapping with 'args' and 'expected'")
+    unknown = set(raw) - {"args", "kwargs", "expected", "visible"}
+    if unknown:
+        raise SpecProblem(f"case {index} has unknown keys {sorted(unknown)}")
+    if "expected" not in raw:
+        raise SpecProblem(f"case {index} has no 'expected' value")
+    args = raw.get("args", [])
+    kwargs = raw.get("kwargs", {})
+    if not isinstance(args, list):
+        raise SpecProblem(f"case {index}: 'args' must be a list")
+    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        raise SpecProblem(f"case {index}: 'kwargs' must be a mapping of names to values")
+    return Case(list(args), dict(kwargs), raw["expected"], bool(raw.get("visible", False)))
+
+
+def _stdio_case(raw: Any, index: int) -> StdioCase:
+    if not isinstance(raw, dict):
+        raise SpecProblem(f"stdio test {index} must be a mapping with 'stdin' and 'stdout'")
+    unknown = set(raw) - {"stdin", "stdout", "visible"}
+    if unknown:
+        raise SpecProblem(f"stdio test {index} has unknown keys {sorted(unknown)}")
+    stdin = _str(raw.get("stdin", ""), f"stdio test {index}: 'stdin'")
+    stdout = _str(raw.get("stdout"), f"stdio test {index}: 'stdout'")
+    return StdioCase(stdin, stdout, bool(raw.get("visible", False)))
+
+
+def parse_spec(reference: Any) -> TestSpec:
+    """Parse a row's test spec (a mapping or its JSON text).
+
+    Raises:
+        SpecProblem: the spec is missing, malformed, or mixes kinds.
+    """
+    spec = reference
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError as exc:
+            raise SpecProblem(f"the test spec is a string but not JSON ({exc})") from None
+    if not isinstance(spec, dict):
+        raise SpecProblem(
+            "the test spec must be a mapping with 'check', 'cases' or 'stdio' "
+            f"(got {type(spec).__name__})"
+        )
+    kinds = [k for k in ("check", "cases", "stdio") if k in spec]
+    if len(kinds) != 1:
+        raise SpecProblem(
+            "the test spec needs exactly one of 'check' (HumanEval style), 'cases' or 'stdio'"
+            + (f"; it has {kinds}" if kinds else "")
+        )
+    kind = kinds[0]
+    helpers = spec.get("helpers")
+    if helpers is not None:
+        helpers = _str(helpers, "'helpers'")
+    if kind == "check":
+        return TestSpec(
+            "check",
+            entry_point=_entry_point(spec),
+            check=_str(spec["check"], "'check'"),
+            helpers=helpers,
+        )
+    if kind == "cases":
+        raw = spec["cases"]
+        if not isinstance(raw, list) or not raw:
+            raise SpecProblem("'cases' must be a non-empty list")
+        return TestSpec(
+            "cases", entry_point=_entry_point(spec), cases=[_case(c, i) for i, c in enumerate(raw)]
+        )
+    raw = spec["stdio"]
+    if not isinstance(raw, list) or not raw:
+        raise SpecProblem("'stdio' must be a non-empty list")
+    return TestSpec("stdio", stdio=[_stdio_case(c, i) for i, c in enumerate(raw)])

@@ -1,0 +1,37 @@
+"""Running untrusted programs isolated from the grader and the host.
+
+A mechanism package: it knows nothing about graders. ``Sandbox`` starts a pre-warmed zygote under
+the strongest isolation available (bubblewrap, else native namespaces with Landlock), reports
+which layers really hold (``layers``), and forks a fresh, confined child for every task: a
+function call that only receives inputs and returns plain data, or a whole program run on stdin.
+"""
+
+from truegrade.sandbox._layers import Layer, layers
+from truegrade.sandbox._sandbox import (
+    CallResult,
+    Isolation,
+    Program,
+    RunResult,
+    Sandbox,
+    SandboxConfig,
+    SandboxError,
+    SandboxUnavailable,
+)
+from truegrade.sandbox._zygote import PLAIN_TYPES, PlainDataError, decode_value, encode_value
+
+__all__ = [
+    "PLAIN_TYPES",
+    "CallResult",
+    "Isolation",
+    "Layer",
+    "PlainDataError",
+    "Program",
+    "RunResult",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxError",
+    "SandboxUnavailable",
+    "decode_value",
+    "encode_value",
+    "layers",
+]

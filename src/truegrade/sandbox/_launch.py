@@ -1,0 +1,269 @@
+"""How a sandbox is started: the bubblewrap command line, the native fallback, the pids cgroup.
+
+Three isolation modes, strongest first:
+
+* ``bwrap``: bubblewrap with every namespace unshared (user, PID, network, mount, IPC, UTS,
+  cgroup), a non-root uid inside, every capability dropped (bwrap started by root otherwise keeps
+  them all), a read-only system, a private tmpfs scratch directory, a fresh ``/proc`` and ``/dev``,
+  ``--die-with-parent``, ``--new-session`` and the zygote as PID 1;
+* ``native``: the zygote builds the same namespaces itself (``unshare``) and confines its
+  filesystem and TCP access with Landlock;
+* ``none``: no isolation at all; only with an explicit unsafe opt-in.
+
+A process-count limit must bind root too (``RLIMIT_NPROC`` does nothing for uid 0, and a user
+namespace started by root still runs as host uid 0), so when the harness runs as root and a pids
+cgroup is writable, each sandbox gets its own cgroup with ``pids.max``; the launch goes through a
+one-line shell that joins it before exec'ing the sandbox, so no process of the sandbox starts
+outside it.
+
+What it must never do: put anything from the project or the host's home into the sandbox beyond
+the interpreter and the system libraries, or start a sandbox whose mode it has not reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["PidsCgroup", "bwrap_command", "bwrap_path", "interpreter", "system_dirs"]
+
+SCRATCH = "/tmp"  # noqa: S108 - a fresh private tmpfs inside the sandbox, not the host's /tmp
+"""Where the sandbox's private scratch directory is mounted, inside the sandbox."""
+
+_DEVICES = {
+    "/dev/null": "rw",
+    "/dev/zero": "r",
+    "/dev/full": "rw",
+    "/dev/random": "r",
+    "/dev/urandom": "r",
+}
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+
+
+def interpreter() -> tuple[str, str]:
+    """``(executable, prefix)`` of the base interpreter (not a virtualenv's wrapper).
+
+    The sandbox runs it with ``-I -S``: the standard library only, no site-packages, no
+    environment variables, nothing from the current directory.
+    """
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    return os.path.realpath(base), os.path.realpath(sys.base_prefix)
+
+
+def system_dirs() -> list[tuple[str, str | None]]:
+    """The top-level system directories as ``(path, symlink target or None)``."""
+    out: list[tuple[str, str | None]] = [("/usr", None)]
+    for path in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(path):
+            out.append((path, os.readlink(path)))
+        elif os.path.isdir(path):
+            out.append((path, None))
+    return out
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap executable, or None."""
+    return shutil.which("bwrap")
+
+
+def _outside_usr(path: str) -> bool:
+    return not (path == "/usr" or path.startswith("/usr/"))
+
+
+def read_paths(executable: str, prefix: str) -> list[str]:
+    """What a sandboxed process may read (and execute): the system and the interpreter.
+
+    Not ``/proc``: nothing needs it, and another process's entry there (its name, its memory
+    use) would be a channel between tasks that must not talk.
+    """
+    paths = ["/usr"]
+    paths += [p for p, target in system_dirs() if target is None and p != "/usr"]
+    for extra in (prefix, os.path.dirname(executable)):
+        if _outside_usr(extra) and extra not in paths:
+            paths.append(extra)
+    return paths
+
+
+def file_rules() -> dict[str, str]:
+    """Single files a sandboxed process may use, with ``r`` or ``rw``."""
+    return {**_DEVICES, **dict.fromkeys(_ETC_FILES, "r")}
+
+
+def bwrap_command(
+    bwrap: str, *, uid: int, gid: int, scratch_mb: int, executable: str, prefix: str
+) -> list[str]:
+    """The bubblewrap command line that runs ``executable`` in a fresh, empty-handed sandbox."""
+    cmd = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        str(uid),
+        "--gid",
+        str(gid),
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+        "--setenv",
+        "HOME",
+        SCRATCH,
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    for path, target in system_dirs():
+        if path == "/usr":
+            continue
+        cmd += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    for path in _ETC_FILES:
+        cmd += ["--ro-bind-try", path, path]
+    for extra in (prefix, os.path.dirname(executable)):
+        if _outside_usr(extra) and not any(
+            extra == p or extra.startswith(p + "/") for p, _ in system_dirs()
+        ):
+            cmd += ["--ro-bind", extra, extra]
+    cmd += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(scratch_mb * 1024 * 1024),
+        "--tmpfs",
+        SCRATCH,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        SCRATCH,
+        "--",
+    ]
+    return cmd
+
+
+# -- the pids cgroup -----------------------------------------------------------------------------
+
+_counter = itertools.count()
+_STALE = re.compile(r"sb-(\d+)-\d+")
+_STALE_SCRATCH = re.compile(r"truegrade-unsandboxed-(\d+)-\w+")
+
+
+def _pids_hierarchy() -> tuple[Path, int] | None:
+    """``(mount point, cgroup version)`` of a hierarchy with the pids controller, or None."""
+    try:
+        with open("/proc/self/mounts") as handle:
+            mounts = [line.split() for line in handle]
+    except OSError:
+        return None
+    for fields in mounts:
+        if len(fields) < 4:
+            continue
+        point, fstype, options = fields[1], fields[2], fields[3].split(",")
+        if fstype == "cgroup" and "pids" in options:
+            return Path(point), 1
+    for fields in mounts:
+        if len(fields) >= 3 and fields[2] == "cgroup2":
+            with contextlib.suppress(OSError):
+                if "pids" in (Path(fields[1]) / "cgroup.controllers").read_text().split():
+                    return Path(fields[1]), 2
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class PidsCgroup:
+    """A cgroup of its own for one sandbox, capping how many processes it may have at once."""
+
+    path: Path
+    max_pids: int
+
+    @classmethod
+    def create(cls, max_pids: int) -> PidsCgroup | None:
+        """A new cgroup under ``<pids hierarchy>/truegrade``, or None where that is not possible
+        (not root, no pids controller, a read-only cgroupfs)."""
+        if os.geteuid() != 0:
+            return None
+        found = _pids_hierarchy()
+        if found is None:
+            return None
+        root, version = found
+        parent = root / "truegrade"
+        try:
+            parent.mkdir(exist_ok=True)
+            if version == 2:
+                for level in (root, parent):
+                    with contextlib.suppress(OSError):
+                        (level / "cgroup.subtree_control").write_text("+pids")
+            cls._sweep(parent)
+            path = parent / f"sb-{os.getpid()}-{next(_counter)}"
+            path.mkdir()
+            (path / "pids.max").write_text(str(max_pids))
+        except OSError:
+            return None
+        return cls(path, max_pids)
+
+    @staticmethod
+    def _sweep(parent: Path) -> None:
+        """Remove the empty cgroups of harnesses that died without cleaning up."""
+        with contextlib.suppress(OSError):
+            for entry in parent.iterdir():
+                match = _STALE.fullmatch(entry.name)
+                if match and not _alive(int(match.group(1))):
+                    with contextlib.suppress(OSError):
+                        entry.rmdir()
+
+    def wrap(self, cmd: list[str]) -> list[str]:
+        """``cmd`` started from inside this cgroup (the shell joins it, then becomes ``cmd``)."""
+        join = 'echo $$ > "$1" || exit 125; shift; exec "$@"'
+        return ["/bin/sh", "-c", join, "sh", str(self.path / "cgroup.procs"), *cmd]
+
+    def holds(self, pid: int) -> bool:
+        """Whether ``pid`` really is in this cgroup (checked after start, not assumed)."""
+        try:
+            text = Path(f"/proc/{pid}/cgroup").read_text()
+        except OSError:
+            return False
+        name = "/" + self.path.name
+        return any(line.endswith(name) or name + "/" in line for line in text.splitlines())
+
+    def remove(self) -> None:
+        """Delete the cgroup once its processes are gone (best effort)."""
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+def host_scratch() -> str:
+    """A fresh scratch directory on the host, for a run with no isolation (named after this
+    process, so that those of processes that died without cleaning up can be removed)."""
+    base = Path(tempfile.gettempdir())
+    for entry in base.glob("truegrade-unsandboxed-*"):
+        match = _STALE_SCRATCH.fullmatch(entry.name)
+        if match and not _alive(int(match.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"truegrade-unsandboxed-{os.getpid()}-", dir=base)

@@ -1,0 +1,220 @@
+"""Which isolation layers hold, as observed from inside a running sandbox.
+
+Nothing here is assumed from the flags the launcher passed: every line comes from what the
+zygote saw about itself (its uid, capabilities, namespaces, PID) and from probes it ran in
+throw-away children (a TCP connect, a socket and a fork under the filters), compared with the
+harness's own view of the host.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from dataclasses import dataclass
+
+from truegrade.sandbox._launch import SCRATCH, bwrap_path
+from truegrade.sandbox._sandbox import Sandbox, SandboxError
+from truegrade.sandbox._zygote import namespaces
+
+__all__ = ["Layer", "layers"]
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One isolation layer and whether it holds here.
+
+    Attributes:
+        name: What it is ("user namespace", "seccomp"...).
+        active: Whether it is in force, as observed.
+        detail: What was observed.
+        hint: How to get it, when it is missing.
+    """
+
+    name: str
+    active: bool
+    detail: str
+    hint: str = ""
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap_version() -> str:
+    path = bwrap_path()
+    if path is None:
+        return ""
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return path
+    return f"{out.stdout.strip() or 'bubblewrap'} ({path})"
+
+
+def _caps_empty(value: str | None) -> bool:
+    try:
+        return value is not None and int(value, 16) == 0
+    except ValueError:
+        return False
+
+
+def layers(box: Sandbox) -> list[Layer]:
+    """The layers of a started sandbox, each as observed.
+
+    Raises:
+        SandboxError: the sandbox is not running (start it first).
+    """
+    hello = box.hello
+    details = box.details
+    if not hello:
+        raise SandboxError("the sandbox is not running; start it first")
+    cfg = box.config
+    mode = details["mode"]
+    status = hello.get("status", {})
+    theirs = hello.get("namespaces", {})
+    ours = namespaces()
+
+    def separate(name: str) -> bool:
+        return bool(theirs.get(name)) and theirs.get(name) != ours.get(name)
+
+    out: list[Layer] = []
+    if mode == "bwrap":
+        out.append(Layer("bubblewrap", True, _bwrap_version()))
+    else:
+        out.append(
+            Layer(
+                "bubblewrap",
+                False,
+                "not used" + (" (not installed)" if bwrap_path() is None else ""),
+                "apt-get install bubblewrap" if bwrap_path() is None else "",
+            )
+        )
+    host_uid = details["host_uid"]
+    inner = hello.get("uid")
+    out.append(
+        Layer(
+            "user namespace",
+            separate("user") and inner != 0,
+            f"uid {inner} inside, host uid {host_uid}"
+            if separate("user")
+            else "shared with the host",
+            "" if separate("user") else "install bubblewrap, or allow user namespaces",
+        )
+    )
+    pid_one = hello.get("pid") == 1
+    out.append(
+        Layer(
+            "PID namespace",
+            separate("pid") and pid_one,
+            "the zygote is PID 1: tasks cannot signal it, see the grader, or outlive their task"
+            if separate("pid") and pid_one
+            else "shared with the host: tasks can see host processes",
+        )
+    )
+    net = separate("net") and bool(hello.get("network_blocked"))
+    out.append(
+        Layer(
+            "network",
+            net,
+            "own network namespace; a TCP connect fails at once"
+            if net
+            else "a task could reach the network",
+        )
+    )
+    scratch = f"private {cfg.scratch_mb} MiB tmpfs on {SCRATCH}"
+    if mode == "bwrap":
+        fs = f"read-only system and interpreter, {scratch}, fresh /proc and /dev"
+    elif mode == "native":
+        fs = f"{scratch}, fresh /proc; the rest of the host only through Landlock"
+    else:
+        fs = "the host's filesystem"
+    out.append(Layer("mount namespace", separate("mnt"), fs))
+    out.append(
+        Layer(
+            "IPC and UTS namespaces",
+            separate("ipc") and separate("uts"),
+            "own System V IPC and hostname",
+        )
+    )
+    caps = _caps_empty(status.get("CapEff")) and _caps_empty(status.get("CapBnd"))
+    out.append(
+        Layer(
+            "capabilities",
+            caps,
+            "none, and none can be regained (empty bounding set)"
+            if caps
+            else f"effective {status.get('CapEff')}, bounding {status.get('CapBnd')}",
+        )
+    )
+    out.append(
+        Layer(
+            "no new privileges",
+            status.get("NoNewPrivs") == "1" or bool(hello.get("no_new_privs")),
+            "set: no exec can gain privileges",
+        )
+    )
+    abi = int(hello.get("landlock_abi") or 0)
+    out.append(
+        Layer(
+            "Landlock",
+            abi > 0,
+            f"ABI {abi}: reads only the system and the interpreter, writes only in {SCRATCH}, "
+            "no /proc" + (", no TCP bind or connect" if abi >= 4 else "")
+            if abi
+            else "not applied",
+            "" if abi else "needs Linux >= 5.13 with Landlock enabled",
+        )
+    )
+    seccomp = bool(hello.get("seccomp_enforced")) and bool(hello.get("function_filter_enforced"))
+    out.append(
+        Layer(
+            "seccomp",
+            seccomp,
+            "verified: sockets (but Unix ones), ptrace, process_vm_readv, mount, new namespaces "
+            "and IPC are refused; function calls may not create processes or write files"
+            if seccomp
+            else details.get("seccomp_note") or "the filter did not hold in the probe",
+            "" if seccomp else "pip install pyseccomp; apt-get install libseccomp2",
+        )
+    )
+    out.append(
+        Layer(
+            "resource limits",
+            True,
+            f"address space {cfg.memory_mb} MiB, files {cfg.file_size_mb} MiB, "
+            f"{cfg.open_files} descriptors, no core dumps, CPU time per task",
+        )
+    )
+    if details.get("cgroup"):
+        pids = Layer("process limit", True, f"pids cgroup, pids.max = {details['cgroup_max']}")
+    elif host_uid != 0:
+        pids = Layer("process limit", True, f"RLIMIT_NPROC = {cfg.max_processes} (non-root uid)")
+    else:
+        pids = Layer(
+            "process limit",
+            False,
+            "running as root without a writable pids cgroup: RLIMIT_NPROC does not bind root "
+            "(function calls still cannot create processes)",
+            "give root a writable pids cgroup, or run as a non-root user",
+        )
+    out.append(pids)
+    out.append(
+        Layer(
+            "output caps",
+            True,
+            f"{cfg.output_bytes:,} bytes per returned value and per output stream",
+        )
+    )
+    out.append(
+        Layer(
+            "not dumpable",
+            hello.get("dumpable") == 0,
+            "no process of the sandbox can be traced or have its memory read",
+        )
+    )
+    out.append(
+        Layer(
+            "deadlines",
+            True,
+            "every task is killed at its deadline"
+            + (", with everything else in the sandbox" if pid_one else " (its process group)"),
+        )
+    )
+    return out

@@ -1,0 +1,990 @@
+"""``Sandbox``: a running, isolated zygote, and the only way the rest of truegrade reaches it.
+
+The harness side of the sandbox: it starts the zygote under the strongest isolation available,
+checks from the zygote's own report which layers really hold, sends it programs, talks to the
+call sessions the zygote forks (directly, over pipes the zygote hands over), and turns what comes
+back into ``CallResult`` / ``RunResult``. Everything that crosses back is validated here: a value
+is rebuilt from JSON into exact builtin types, a record that is malformed or missing is a
+failure, a session that overruns its deadline is killed (the zygote kills it on request), and a
+zygote that stops answering or breaks the protocol is killed with its whole process group and
+started afresh on the next use.
+
+What it must never do: run the program in this process, accept a value that is not plain data,
+or start without isolation unless the caller opted in (``allow_unsandboxed``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import contextlib
+import json
+import marshal
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from truegrade.sandbox import _launch
+from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
+from truegrade.sandbox._zygote import (
+    _LENGTH,
+    PlainDataError,
+    decode_value,
+    encode_value,
+    frame,
+    landlock_abi,
+)
+
+__all__ = [
+    "CallResult",
+    "Isolation",
+    "Program",
+    "RunResult",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxError",
+    "SandboxUnavailable",
+]
+
+Isolation = Literal["auto", "bwrap", "native", "none"]
+
+_ZYGOTE_PATH = Path(__file__).with_name("_zygote.py")
+_BOOTSTRAP = (  # runs inside the sandbox: it executes our own zygote, compiled here
+    "import marshal,os\n"
+    "n=int.from_bytes(os.read(0,4),'big');b=b''\n"
+    "while len(b)<n:b+=os.read(0,n-len(b))\n"
+    "exec(marshal.loads(b))"
+)
+"""What the interpreter in the sandbox is started with: it reads the zygote's code object from
+stdin. Compiling the zygote's source there would leave the parser's memory behind in the zygote,
+and every fork pays for every page the zygote has."""
+_zygote_code: bytes | None = None
+
+
+def _zygote_blob() -> bytes:
+    """The zygote, compiled here (the sandbox runs the same interpreter) and marshalled."""
+    global _zygote_code
+    if _zygote_code is None:
+        source = _ZYGOTE_PATH.read_text(encoding="utf-8")
+        _zygote_code = marshal.dumps(compile(source, "<truegrade zygote>", "exec"))
+    return len(_zygote_code).to_bytes(4, "big") + _zygote_code
+
+
+_HEAD_BYTES = 8
+_MAX_HEADER = 1 << 20
+_START_TIMEOUT_S = 20.0
+_GRACE_S = 5.0
+"""How long past a task's own deadline the harness waits for the zygote before declaring it
+hung; the zygote enforces the deadline itself, this only catches a zygote that stopped working."""
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not start or stopped working (not the program's doing)."""
+
+
+class SandboxUnavailable(SandboxError):
+    """No isolation mode can run here (and running unsandboxed was not allowed)."""
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How to isolate and limit untrusted programs.
+
+    Attributes:
+        isolation: ``auto`` (bubblewrap, else the native fallback), ``bwrap``, ``native``, or
+            ``none`` (no isolation; needs ``allow_unsandboxed``).
+        allow_unsandboxed: Permit running with no isolation (``isolation="none"``, or ``auto``
+            when nothing else works). Every result then says ``sandboxed=False``.
+        memory_mb: Address-space limit of each task process.
+        file_size_mb: Largest file a task may write (in the scratch directory).
+        open_files: Descriptors a task may hold.
+        max_processes: Processes a whole-program task may have at once (function calls may
+            create none).
+        output_bytes: Cap on each of a task's streams (stdout, stderr, returned value).
+        scratch_mb: Size of the private scratch tmpfs.
+        uid / gid: Identity inside the sandbox (non-root).
+        seccomp / landlock / pids_cgroup: Use these layers when available.
+        preimport: Modules the zygote imports once, so tasks do not import them each time.
+    """
+
+    isolation: Isolation = "auto"
+    allow_unsandboxed: bool = False
+    memory_mb: int = 1024
+    file_size_mb: int = 16
+    open_files: int = 64
+    max_processes: int = 32
+    output_bytes: int = 1 << 20
+    scratch_mb: int = 64
+    uid: int = 65534
+    gid: int = 65534
+    seccomp: bool = True
+    landlock: bool = True
+    pids_cgroup: bool = True
+    preimport: tuple[str, ...] = (
+        "typing",
+        "math",
+        "re",
+        "collections",
+        "itertools",
+        "functools",
+        "heapq",
+        "string",
+    )
+
+    def __post_init__(self) -> None:
+        if self.isolation not in ("auto", "bwrap", "native", "none"):
+            raise ValueError(
+                f"isolation must be auto, bwrap, native or none, not {self.isolation!r}"
+            )
+        if self.isolation == "none" and not self.allow_unsandboxed:
+            raise ValueError(
+                "isolation 'none' runs untrusted code on this machine with no isolation; "
+                "pass allow_unsandboxed=True (on the command line: --unsafe-no-sandbox)"
+            )
+        for name in ("memory_mb", "file_size_mb", "open_files", "max_processes", "output_bytes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+
+
+@dataclass
+class CallResult:
+    """What one function call in the sandbox came to.
+
+    Attributes:
+        status: ``ok`` (``value`` is the return value), ``raised`` (the function or the program
+            raised; ``exception`` names it), ``exited`` (the process ended without a result),
+            ``timeout``, ``output_limit``, ``violation`` (a forbidden system call), ``crashed``,
+            ``memory``, ``bad_value`` (the return value is not plain data), ``bad_record`` (the
+            result record is malformed or duplicated), ``missing_entry``, ``sandbox_error``
+            (the sandbox failed, not the program).
+        value: The returned value, rebuilt from plain data (only when ``status == "ok"``).
+        exception: The raised exception's class name.
+        builtin_exception: Whether that class is a builtin one (and derives from ``Exception``).
+        error: A human-readable account when ``status != "ok"``.
+        elapsed_s: Time the call ran (for the first call of a session, with loading the program).
+        fingerprint: The exact encoding of the answer (value or exception), to tell whether two
+            calls answered identically.
+        during_load: The exception came from running the program, before any call.
+
+    What a function prints is not collected: only its return value is its answer.
+    """
+
+    status: str
+    value: Any = None
+    exception: str | None = None
+    builtin_exception: bool = False
+    error: str = ""
+    elapsed_s: float = 0.0
+    fingerprint: bytes = b""
+    during_load: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class RunResult:
+    """What one run of a whole program (stdin in, stdout out) came to.
+
+    Attributes:
+        status: ``exited`` (see ``exit_code``), ``timeout``, ``output_limit``, ``violation``,
+            ``crashed``, ``memory``, ``sandbox_error``.
+        exit_code: The exit status when ``status == "exited"``.
+        stdout / stderr: What it printed (decoded as UTF-8, capped).
+        error: A human-readable account of anything but a clean exit.
+        elapsed_s: Time the run took.
+    """
+
+    status: str
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    error: str = ""
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class _Reply:
+    header: dict[str, Any]
+    blob: bytes
+
+
+_SIGNAL_STATUS = {
+    "SIGSYS": ("violation", "made a system call the sandbox forbids (killed by seccomp)"),
+    "SIGXCPU": ("timeout", "used up its CPU-time limit"),
+    "SIGXFSZ": ("violation", "wrote a file over the size limit"),
+    "SIGKILL": ("crashed", "was killed (CPU-time or memory limit)"),
+}
+
+
+def _signal_outcome(name: str) -> tuple[str, str]:
+    return _SIGNAL_STATUS.get(name, ("crashed", f"crashed ({name})"))
+
+
+class _Ended(Exception):
+    """A session stopped answering: ``how`` is ``timeout``, ``exited``, ``output_limit`` or
+    ``setup_failed``."""
+
+    def __init__(self, how: str, said: bytes = b"") -> None:
+        super().__init__(how)
+        self.how = how
+        self.said = said
+
+
+class _Channel:
+    """The harness's ends of one call session's pipes (the session holds the others).
+
+    Everything read here comes from the program's process: reads are capped and bounded by the
+    deadline, and a record is only ever parsed by ``_answer``.
+    """
+
+    __slots__ = ("buffer", "loaded", "ready", "requests", "responses")
+
+    def __init__(self, requests: int, responses: int) -> None:
+        self.requests = requests
+        self.responses = responses
+        self.buffer = bytearray()
+        self.ready = False  # the session confirmed its confinement
+        self.loaded = False  # and ran the program's module code
+        os.set_blocking(requests, False)
+        os.set_blocking(responses, False)
+
+    def close(self) -> None:
+        for fd in (self.requests, self.responses):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def write(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.requests, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise _Ended("exited") from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Ended("timeout")
+            select.select([], [self.requests], [], left)
+
+    def read(self, size: int, deadline: float, cap: int) -> bytes:
+        buffer = self.buffer
+        while len(buffer) < size:
+            if len(buffer) > cap:
+                raise _Ended("output_limit")
+            try:
+                chunk = os.read(self.responses, 1 << 16)
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _Ended("timeout") from None
+                select.select([self.responses], [], [], left)
+                continue
+            if not chunk:  # the session is gone
+                raise _Ended("exited" if self.ready else "setup_failed", bytes(buffer))
+            buffer += chunk
+        out = bytes(buffer[:size])
+        del buffer[:size]
+        return out
+
+    def record(self, deadline: float, cap: int) -> bytes:
+        (length,) = _LENGTH.unpack(self.read(_LENGTH.size, deadline, cap))
+        if length > cap:
+            raise _Ended("output_limit")
+        return self.read(length, deadline, cap)
+
+
+class Program:
+    """A program compiled in the sandbox: call its function, or run it whole; then ``close``.
+
+    Calls run in a *session*: one fresh process, forked from the zygote as soon as the program
+    is loaded (and again at each ``reset``), that runs the program once and then answers calls
+    until the session ends (``reset``, ``close``, or a call that ends it: a timeout, a crash,
+    an exit). The harness talks to the session directly; the zygote only forks and kills.
+    ``reset`` before every call gives each call a process of its own. Each ``run`` is a fresh
+    process. Nothing one process leaves behind (globals, files, processes) reaches the next.
+    """
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        entry_point: str | None,
+        error: str | None,
+        channel: _Channel | str | None,
+    ) -> None:
+        self.sandbox = sandbox
+        self.entry_point = entry_point
+        self.error = error
+        self._channel = channel
+        self._generation = sandbox._generation
+
+    def _usable(self) -> str | None:
+        if self.error is not None:
+            return f"the program did not compile: {self.error}"
+        if self._generation != self.sandbox._generation or not self.sandbox.running:
+            return "the sandbox stopped since this program was loaded"
+        return None
+
+    def call(
+        self,
+        args: list[Any] | tuple[Any, ...],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        timeout_s: float,
+    ) -> CallResult:
+        """Call the program's function with plain-data arguments.
+
+        The function gets its own copies: whatever it does to them stays in the sandbox.
+
+        Args:
+            args / kwargs: Plain data (``PlainDataError`` otherwise).
+            timeout_s: Wall-clock deadline of this call (of running the program's module code
+                too, when the call is the session's first).
+        """
+        return self.call_many([(args, kwargs or {})], timeout_s=timeout_s)[0]
+
+    def call_many(
+        self,
+        calls: list[tuple[Any, dict[str, Any]]],
+        *,
+        timeout_s: float,
+        budget_s: float | None = None,
+    ) -> list[CallResult]:
+        """Several calls, in order, in the current session, sent as one request.
+
+        Each call has its own ``timeout_s``, and all of them together ``budget_s`` (if given).
+        The list stops at the first call that ends the session (a timeout, a crash, an exit):
+        shorter than ``calls`` when that happens.
+        """
+        problem = self._usable()
+        if problem is None and self.entry_point is None:
+            problem = "the program was loaded without an entry point"
+        if problem is not None:
+            return [CallResult("sandbox_error", error=problem)]
+        request = frame(
+            {"calls": [[encode_value(list(a)), encode_value(dict(k))] for a, k in calls]}
+        )
+        if self._channel is None:
+            self._channel = self._new_session()
+        channel = self._channel
+        if isinstance(channel, str):
+            self._channel = None
+            return [CallResult("sandbox_error", error=f"no call session: {channel}")]
+        cap = self.sandbox.config.output_bytes
+        results: list[CallResult] = []
+        started = time.monotonic()
+        last = started + (budget_s if budget_s is not None else timeout_s * len(calls))
+        deadline = min(started + timeout_s, last)
+        try:
+            if not channel.loaded:
+                if channel.read(1, deadline, cap) != b"R":
+                    raise _Ended("setup_failed", bytes(channel.buffer))
+                channel.ready = True
+                loaded = channel.record(deadline, cap)
+                if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
+                    self._end()
+                    return [_load_failure(loaded, time.monotonic() - started)]
+                channel.loaded = True
+            channel.write(request, deadline)
+            for _ in calls:
+                record = channel.record(deadline, cap)
+                now = time.monotonic()
+                results.append(_answer(record, now - started))
+                started, deadline = now, min(now + timeout_s, last)
+        except _Ended as ended:
+            status = self._end()
+            if self._usable() is not None:  # the sandbox died under the call: not the program
+                results.append(CallResult("sandbox_error", error="the sandbox stopped"))
+            else:
+                elapsed = time.monotonic() - started
+                results.append(_ended_result(ended, status, timeout_s, elapsed))
+        return results
+
+    def _new_session(self) -> _Channel | str:
+        try:
+            reply = self.sandbox._request({"op": "session"}, b"", _GRACE_S, expect="session")
+        except SandboxError as exc:
+            return str(exc)
+        return self.sandbox._channel(reply.header.get("session")) or "the zygote started none"
+
+    def _end(self) -> int | None:
+        """End the session; its wait status (how it died)."""
+        channel, self._channel = self._channel, None
+        if isinstance(channel, _Channel):
+            channel.close()
+        try:
+            reply = self.sandbox._request({"op": "end"}, b"", _GRACE_S, expect="end")
+        except SandboxError:
+            return None
+        status = reply.header.get("status")
+        return status if type(status) is int else None
+
+    def reset(self) -> None:
+        """End the current session and start the next: the next call runs in a fresh process."""
+        if self._usable() is None and self.sandbox.running:
+            channel, self._channel = self._channel, None
+            if isinstance(channel, _Channel):
+                channel.close()
+            self._channel = self._new_session()
+
+    def run(self, stdin: str | bytes, *, timeout_s: float) -> RunResult:
+        """Run the program as ``__main__`` in a fresh process with ``stdin``; stdout and stderr
+        come back (each capped)."""
+        problem = self._usable()
+        if problem is not None:
+            return RunResult("sandbox_error", error=problem)
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        try:
+            reply = self.sandbox._request(
+                {"op": "run", "timeout_s": timeout_s}, data, timeout_s + _GRACE_S, expect="done"
+            )
+        except SandboxError as exc:
+            return RunResult("sandbox_error", error=str(exc))
+        return _run_result(reply, timeout_s)
+
+    def close(self) -> None:
+        """Let go of the program's session. The zygote ends it (and forgets the program) when
+        the next program is loaded, or at ``unload``: no round trip is spent on it here."""
+        channel, self._channel = self._channel, None
+        if isinstance(channel, _Channel):
+            channel.close()
+
+    def unload(self) -> None:
+        """End any session and forget the program in the zygote now."""
+        self.close()
+        if self._generation == self.sandbox._generation and self.sandbox.running:
+            with contextlib.suppress(SandboxError):
+                self.sandbox._request({"op": "unload"}, b"", _GRACE_S, expect="unload")
+
+    def __enter__(self) -> Program:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ended_result(
+    ended: _Ended, status: int | None, timeout_s: float, elapsed: float
+) -> CallResult:
+    """The result of a call during which the session stopped answering."""
+    if ended.how == "setup_failed":
+        said = _text(ended.said[-500:]).strip()
+        return CallResult("sandbox_error", error=f"the call session could not start: {said}")
+    if ended.how == "timeout":
+        return CallResult(
+            "timeout",
+            error=f"ran past its {timeout_s:g} s deadline and was killed",
+            elapsed_s=elapsed,
+        )
+    if ended.how == "output_limit":
+        return CallResult(
+            "output_limit",
+            error="answered with more than the output limit and was killed",
+            elapsed_s=elapsed,
+        )
+    if status is not None and os.WIFSIGNALED(status):
+        kind, why = _signal_outcome(signal.Signals(os.WTERMSIG(status)).name)
+        return CallResult(kind, error=why, elapsed_s=elapsed)
+    code = os.WEXITSTATUS(status) if status is not None else None
+    return CallResult(
+        "exited",
+        error=f"the process exited (status {code}) without returning a result",
+        elapsed_s=elapsed,
+    )
+
+
+def _streams(reply: _Reply, count: int) -> list[bytes]:
+    lens = reply.header.get("lens")
+    if (
+        not isinstance(lens, list)
+        or len(lens) != count
+        or not all(type(n) is int and n >= 0 for n in lens)
+        or sum(lens) != len(reply.blob)
+    ):
+        raise SandboxError("the sandbox sent a malformed task report")
+    out, start = [], 0
+    for n in lens:
+        out.append(reply.blob[start : start + n])
+        start += n
+    return out
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _ended(header: dict[str, Any], timeout_s: float) -> tuple[str, str] | None:
+    """The status of a task that did not end with an answer (None when it did)."""
+    how = header.get("how")
+    if how in ("spawn_failed", "not_loaded"):
+        return "sandbox_error", f"the sandbox could not start the task ({how})"
+    if how == "timeout":
+        return "timeout", f"ran past its {timeout_s:g} s deadline and was killed"
+    if how == "output_limit":
+        return "output_limit", "wrote more than the output limit and was killed"
+    if "signal" in header:
+        return _signal_outcome(str(header["signal"]))
+    return None
+
+
+def _answer(blob: bytes, elapsed: float) -> CallResult:
+    """A call's answer record, validated and rebuilt into plain data."""
+    base = CallResult("", elapsed_s=elapsed)
+    try:
+        record = json.loads(blob)
+    except (ValueError, RecursionError):
+        return replace(base, status="bad_record", error="the result record is malformed")
+    if type(record) is not dict or type(record.get("status")) is not str:
+        return replace(base, status="bad_record", error="the result record is malformed")
+    status = record["status"]
+    if status == "ok":
+        if set(record) != {"status", "value"}:
+            return replace(base, status="bad_record", error="the result record is malformed")
+        try:
+            value = decode_value(record["value"])
+        except (PlainDataError, RecursionError) as exc:
+            return replace(base, status="bad_value", error=f"the returned value: {exc}")
+        return replace(base, status="ok", value=value, fingerprint=blob)
+    if status == "raised":
+        name = str(record.get("type") or "Exception")[:100]
+        message = str(record.get("message") or "")[:1000]
+        load = record.get("phase") == "load"
+        text = f"{name}: {message}" if message else name
+        return replace(
+            base,
+            status="memory" if name == "MemoryError" else "raised",
+            exception=name,
+            builtin_exception=bool(record.get("builtin")),
+            error=f"raised {text}" + (" while loading the program" if load else ""),
+            during_load=load,
+            fingerprint=blob,
+        )
+    if status in ("bad_value", "missing_entry"):
+        return replace(base, status=status, error=str(record.get("reason") or status)[:1000])
+    return replace(base, status="bad_record", error=f"unknown result status {status[:40]!r}")
+
+
+def _load_failure(blob: bytes, elapsed: float) -> CallResult:
+    """What a session said instead of "loaded": an exception while loading or a missing
+    function; anything else (a value, say, written by the program's module code) is forged."""
+    result = _answer(blob, elapsed)
+    if (result.status == "raised" and result.during_load) or result.status == "missing_entry":
+        return result
+    return CallResult(
+        "bad_record", error="the session answered before it was asked", elapsed_s=elapsed
+    )
+
+
+def _run_result(reply: _Reply, timeout_s: float) -> RunResult:
+    try:
+        out, err, ready = _streams(reply, 3)
+    except SandboxError as exc:
+        return RunResult("sandbox_error", error=str(exc))
+    header = reply.header
+    base = RunResult(
+        "", stdout=_text(out), stderr=_text(err), elapsed_s=float(header.get("elapsed_s") or 0.0)
+    )
+    if ready != b"R" and header.get("how") not in ("spawn_failed", "not_loaded"):
+        said = _text(err[-500:]).strip()
+        return replace(base, status="sandbox_error", error=f"sandbox setup failed: {said}")
+    ended = _ended(header, timeout_s)
+    if ended is not None:
+        return replace(base, status=ended[0], error=ended[1])
+    code = header.get("code")
+    if type(code) is not int:
+        return replace(base, status="sandbox_error", error="the sandbox sent no exit status")
+    error = "" if code == 0 else f"exited with status {code}"
+    return replace(base, status="exited", exit_code=code, error=error)
+
+
+@dataclass
+class _Launch:
+    mode: str
+    proc: subprocess.Popen[bytes]
+    fd_socket: socket.socket
+    cgroup: _launch.PidsCgroup | None
+    scratch_host: str | None
+    seccomp_note: str
+    hello: dict[str, Any] = field(default_factory=dict)
+
+
+class Sandbox:
+    """A running sandbox: one zygote that forks a fresh child per task.
+
+    One sandbox serves one thread at a time (the code grader keeps one per engine worker). The
+    sandbox dies with the thread that started it (bubblewrap's ``--die-with-parent`` is tied to
+    the starting thread), so start it from a thread that outlives its use.
+
+    Examples:
+        >>> with Sandbox() as box:  # doctest: +SKIP
+        ...     program = box.load("def add(a, b):\\n    return a + b\\n", entry_point="add")
+        ...     program.call([1, 2], {}, timeout_s=2).value
+        3
+    """
+
+    def __init__(self, config: SandboxConfig | None = None) -> None:
+        self.config = config or SandboxConfig()
+        self._launch: _Launch | None = None
+        _open.add(self)
+        self._buffer = bytearray()
+        self._generation = 0
+        self.starts = 0
+
+    # -- life cycle -------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._launch is not None and self._launch.proc.poll() is None
+
+    @property
+    def host_pid(self) -> int | None:
+        """PID, on the host, of the process the sandbox was started as (bubblewrap, or the
+        native launcher); every process of the sandbox descends from it."""
+        return self._launch.proc.pid if self._launch is not None else None
+
+    @property
+    def mode(self) -> str | None:
+        """The isolation in use (``bwrap``, ``native`` or ``none``), once started."""
+        return self._launch.mode if self._launch is not None else None
+
+    @property
+    def sandboxed(self) -> bool:
+        """False when running with no isolation (every result must then say so)."""
+        return self.mode in ("bwrap", "native")
+
+    @property
+    def hello(self) -> dict[str, Any]:
+        """What the zygote reported about itself when it started."""
+        return dict(self._launch.hello) if self._launch is not None else {}
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """Launch facts the layer report needs (mode, cgroup, seccomp note)."""
+        launch = self._launch
+        if launch is None:
+            return {}
+        return {
+            "mode": launch.mode,
+            "cgroup": str(launch.cgroup.path) if launch.cgroup is not None else None,
+            "cgroup_max": launch.cgroup.max_pids if launch.cgroup is not None else None,
+            "seccomp_note": launch.seccomp_note,
+            "host_uid": os.geteuid(),
+        }
+
+    def start(self) -> Sandbox:
+        """Start the zygote (if not running) in the strongest mode that works here.
+
+        Raises:
+            SandboxUnavailable: no allowed mode can start; the message says why for each.
+        """
+        if self.running:
+            return self
+        self.close()
+        isolation = self.config.isolation
+        if isolation == "auto":
+            modes = ["bwrap", "native"] + (["none"] if self.config.allow_unsandboxed else [])
+        else:
+            modes = [isolation]
+        failures = []
+        for mode in modes:
+            try:
+                self._launch = self._start(mode)
+            except SandboxError as exc:
+                failures.append(f"{mode}: {exc}")
+                continue
+            self._generation += 1
+            self.starts += 1
+            return self
+        hint = (
+            "install bubblewrap (apt-get install bubblewrap) or allow user namespaces; "
+            "to run untrusted code with no isolation, pass --unsafe-no-sandbox"
+        )
+        raise SandboxUnavailable(
+            "no sandbox could be started here: " + "; ".join(failures) + f". Hint: {hint}"
+        )
+
+    def _start(self, mode: str) -> _Launch:
+        cfg = self.config
+        executable, prefix = _launch.interpreter()
+        filters: dict[str, bytes] = {}
+        seccomp_note = "disabled by configuration"
+        if cfg.seccomp:
+            try:
+                filters = build_filters()
+                seccomp_note = ""
+            except SeccompUnavailable as exc:
+                seccomp_note = str(exc)
+        scratch_host = None
+        scratch = _launch.SCRATCH
+        if mode == "none":
+            scratch_host = _launch.host_scratch()
+            scratch = scratch_host
+        zconfig = {
+            "mode": mode,
+            "parent_pid": os.getpid(),
+            "fd_socket": -1,  # set below, once the command line is known to be buildable
+            "scratch": scratch,
+            "scratch_mb": cfg.scratch_mb,
+            "inner_uid": cfg.uid,
+            "inner_gid": cfg.gid,
+            "limits": {
+                "memory_mb": cfg.memory_mb,
+                "file_size_mb": cfg.file_size_mb,
+                "open_files": cfg.open_files,
+                "max_processes": cfg.max_processes,
+                "output_bytes": cfg.output_bytes,
+            },
+            "seccomp": {k: base64.b64encode(v).decode() for k, v in filters.items()},
+            "landlock": cfg.landlock and mode != "none",
+            "read_paths": _launch.read_paths(executable, prefix),
+            "file_rules": _launch.file_rules(),
+            "preimport": list(cfg.preimport),
+        }
+        if mode == "bwrap" and _launch.bwrap_path() is None:
+            raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
+        if mode == "native" and cfg.landlock and not landlock_abi():
+            # without Landlock the host's files would be readable from the sandbox
+            raise SandboxError(
+                "the native fallback needs Landlock (Linux >= 5.13, enabled) to confine the "
+                "filesystem; install bubblewrap (apt-get install bubblewrap)"
+            )
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        zconfig["fd_socket"] = theirs.fileno()
+        zygote = [executable, "-I", "-S", "-B", "-c", _BOOTSTRAP, json.dumps(zconfig)]
+        if mode == "bwrap":
+            cmd = _launch.bwrap_command(
+                str(_launch.bwrap_path()),
+                uid=cfg.uid,
+                gid=cfg.gid,
+                scratch_mb=cfg.scratch_mb,
+                executable=executable,
+                prefix=prefix,
+            )
+            cmd += zygote
+        else:
+            cmd = zygote
+        cgroup = _launch.PidsCgroup.create(cfg.max_processes + 8) if cfg.pids_cgroup else None
+        if cgroup is not None:
+            cmd = cgroup.wrap(cmd)
+        with tempfile.TemporaryFile() as errors:  # what the sandbox says if it cannot start
+            try:
+                proc = subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    start_new_session=True,
+                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                    cwd="/",
+                    bufsize=0,
+                    pass_fds=(theirs.fileno(),),
+                )
+            except OSError as exc:
+                ours.close()
+                if cgroup is not None:
+                    cgroup.remove()
+                if scratch_host is not None:
+                    shutil.rmtree(scratch_host, ignore_errors=True)
+                raise SandboxError(f"cannot start: {exc}") from None
+            finally:
+                theirs.close()
+            launch = _Launch(mode, proc, ours, cgroup, scratch_host, seccomp_note)
+            self._launch = launch
+            self._buffer.clear()
+            try:
+                deadline = time.monotonic() + _START_TIMEOUT_S
+                self._send(_zygote_blob(), deadline)
+                reply = self._receive(deadline)
+                if reply.header.get("op") != "hello":
+                    raise SandboxError("the sandbox did not introduce itself")
+            except SandboxError as exc:
+                errors.seek(0)
+                said = errors.read()[-2000:].decode("utf-8", "replace").strip()
+                self._kill()
+                raise SandboxError(said or str(exc)) from None
+        if cgroup is not None and not cgroup.holds(proc.pid):
+            launch.cgroup = None  # not joined after all: report no cgroup, rather than assume one
+            cgroup.remove()
+        launch.hello = reply.header
+        return launch
+
+    def close(self) -> None:
+        """Stop the zygote and everything in the sandbox; safe to call twice."""
+        self._kill()
+
+    def _kill(self) -> None:
+        launch, self._launch = self._launch, None
+        if launch is None:
+            return
+        proc = launch.proc
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for stream in (proc.stdin, proc.stdout, launch.fd_socket):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
+        if launch.cgroup is not None:
+            for _ in range(100):  # the processes of a killed sandbox take a moment to go
+                launch.cgroup.remove()
+                if not launch.cgroup.path.exists():
+                    break
+                time.sleep(0.01)
+        if launch.scratch_host is not None:
+            shutil.rmtree(launch.scratch_host, ignore_errors=True)
+        self._buffer.clear()
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- programs ---------------------------------------------------------------------------------
+
+    def load(
+        self, source: str, *, entry_point: str | None = None, session_cpu_s: float = 60.0
+    ) -> Program:
+        """Compile ``source`` in the zygote (nothing of it runs yet) and return a handle.
+
+        A program that does not compile comes back with ``error`` set (a syntax error is the
+        program's failure, not the sandbox's). With an entry point, the zygote at once forks
+        the first call session in the background.
+
+        Args:
+            source: The program.
+            entry_point: The function ``call`` calls (None for a program only ``run``).
+            session_cpu_s: CPU-time limit of each call session.
+
+        Raises:
+            SandboxError: the sandbox could not be started or stopped answering.
+        """
+        self.start()
+        header = {
+            "op": "load",
+            "source": source,
+            "entry": entry_point,
+            "session_cpu_s": session_cpu_s,
+        }
+        reply = self._request(header, b"", _GRACE_S + 30, expect="load")
+        if reply.header.get("ok") is not True:
+            return Program(self, entry_point, str(reply.header.get("error"))[:2000], None)
+        return Program(self, entry_point, None, self._channel(reply.header.get("session")))
+
+    def _channel(self, session: Any) -> _Channel | str | None:
+        """The pipes of the session the zygote just started (sent over the socket), or why
+        there is none."""
+        if session is not True:
+            return None if session is False else str(session)
+        assert self._launch is not None
+        sock = self._launch.fd_socket
+        sock.settimeout(_GRACE_S)
+        try:
+            _, fds, _, _ = socket.recv_fds(sock, 16, 2)
+        except OSError as exc:
+            self._kill()
+            return f"the sandbox did not hand over the session ({exc})"
+        if len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            self._kill()
+            return "the sandbox handed over a malformed session"
+        return _Channel(fds[0], fds[1])
+
+    # -- the wire ---------------------------------------------------------------------------------
+
+    def _request(
+        self, header: dict[str, Any], blob: bytes, wait_s: float, *, expect: str
+    ) -> _Reply:
+        """Send one frame and read the reply; on any failure the sandbox is killed."""
+        if not self.running:
+            raise SandboxError("the sandbox is not running")
+        deadline = time.monotonic() + wait_s
+        try:
+            self._send(frame(header, blob), deadline)
+            reply = self._receive(deadline)
+        except SandboxError:
+            self._kill()
+            raise
+        if reply.header.get("op") != expect:
+            self._kill()
+            raise SandboxError(f"the sandbox answered {reply.header.get('op')!r} to a request")
+        return reply
+
+    def _pipe(self, stream: Any) -> int:
+        if self._launch is None or stream is None:
+            raise SandboxError("the sandbox is not running")
+        return int(stream.fileno())
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        fd = self._pipe(self._launch.proc.stdin if self._launch else None)
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SandboxError("the sandbox stopped reading its input")
+            _, writable, _ = select.select([], [fd], [], left)
+            if writable:
+                try:
+                    view = view[os.write(fd, view[: 1 << 16]) :]
+                except OSError as exc:
+                    raise SandboxError(f"the sandbox is gone ({exc.strerror})") from None
+
+    def _fill(self, size: int, deadline: float) -> None:
+        fd = self._pipe(self._launch.proc.stdout if self._launch else None)
+        while len(self._buffer) < size:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SandboxError("the sandbox stopped answering (killed and restarted)")
+            readable, _, _ = select.select([fd], [], [], left)
+            if not readable:
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise SandboxError("the sandbox exited unexpectedly")
+            self._buffer += chunk
+
+    def _receive(self, deadline: float) -> _Reply:
+        self._fill(_HEAD_BYTES, deadline)
+        head_len = int.from_bytes(self._buffer[:4], "big")
+        blob_len = int.from_bytes(self._buffer[4:8], "big")
+        max_blob = 4 * self.config.output_bytes + 64
+        if head_len > _MAX_HEADER or blob_len > max_blob:
+            raise SandboxError("the sandbox sent an oversized frame")
+        total = _HEAD_BYTES + head_len + blob_len
+        self._fill(total, deadline)
+        raw = bytes(self._buffer[_HEAD_BYTES : _HEAD_BYTES + head_len])
+        blob = bytes(self._buffer[_HEAD_BYTES + head_len : total])
+        del self._buffer[:total]
+        try:
+            header = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise SandboxError("the sandbox sent a malformed frame") from None
+        if type(header) is not dict:
+            raise SandboxError("the sandbox sent a malformed frame")
+        return _Reply(header, blob)
+
+
+_open: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, stop every sandbox this process started (and remove what it made on the host:
+    its pids cgroup, an unsandboxed run's scratch directory)."""
+    for box in list(_open):
+        with contextlib.suppress(Exception):
+            box.close()

@@ -1,0 +1,1075 @@
+"""The process that lives inside the sandbox: a pre-warmed interpreter that forks one fresh child
+per task.
+
+This file is run as ``python -I -S -B -c <this source> <config JSON>`` inside bubblewrap (or, as the
+native fallback, it builds its own namespaces first). It imports the standard library only, so it
+starts in milliseconds and needs nothing from the project inside the sandbox; the harness also
+imports it as a module, for the plain-data codec the two sides share.
+
+How a task runs. The harness sends frames over a pipe. ``load`` compiles a program (without
+running it) and forks a *call session*: a child that, before any line of the program runs, moves
+to its own process group, closes every descriptor but two fresh pipes, sets its CPU limit and
+installs the function seccomp filter, then runs the program's module code and answers calls of its
+function (arguments in, plain data out) until it is killed. The pipes are handed to the harness
+over a Unix socket, so calls do not pass through the zygote; ``session`` ends the current session
+and forks the next, ``end`` kills it and reports how it died. ``run`` forks a child that runs the
+whole program on some stdin; the zygote feeds it, collects its output (capped) and kills it, and,
+as PID 1 of its own PID namespace, every other process in the sandbox, at the end or at the
+deadline, then wipes the scratch directory, so nothing a task leaves behind reaches the next one.
+
+What it must never do: run one line of the program in its own process (it only compiles), import
+anything outside the standard library, parse what a child sends (it forwards bytes, capped, and the
+harness validates them), or trust a child to exit.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import contextlib
+import ctypes
+import errno
+import fcntl
+import gc
+import json
+import math
+import os
+import resource
+import select
+import signal
+import struct
+import sys
+import time
+import traceback
+from typing import Any
+
+__all__ = [
+    "PLAIN_TYPES",
+    "PlainDataError",
+    "decode_value",
+    "encode_value",
+    "frame",
+    "landlock_abi",
+    "main",
+    "namespaces",
+]
+
+# -- the plain-data codec (shared with the harness) -----------------------------------------------
+
+PLAIN_TYPES = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
+"""The only types a value may have to cross the sandbox boundary, matched exactly (``type(x) is
+T``): a subclass of ``int`` with an ``__eq__`` that always says yes is not an ``int``."""
+
+MAX_DEPTH = 100
+_SMALL_INT = 1 << 63
+_TAGS = frozenset({"t", "s", "f", "d", "b", "c", "i"})
+
+
+class PlainDataError(ValueError):
+    """A value is not plain builtin data (or an encoding of it is malformed)."""
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    for base in PLAIN_TYPES:
+        if isinstance(value, base):
+            return f"a {kind.__qualname__} (a subclass of {base.__name__})"
+    return f"a {kind.__module__}.{kind.__qualname__} object"
+
+
+def encode_value(value: Any, depth: int = 0) -> Any:
+    """Plain builtin data -> a JSON-able structure; anything else raises ``PlainDataError``.
+
+    JSON keeps ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list``; the rest are one-key
+    objects: ``{"t": [...]}`` tuple, ``{"s": [...]}`` set, ``{"f": [...]}`` frozenset,
+    ``{"d": [[k, v], ...]}`` dict (keys of any plain type), ``{"b": base64}`` bytes,
+    ``{"c": [re, im]}`` complex, ``{"i": hex}`` an int too large for a JSON number reader.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        return value if -_SMALL_INT < value < _SMALL_INT else {"i": format(value, "x")}
+    if kind is float:
+        return value
+    if depth > MAX_DEPTH:
+        raise PlainDataError(f"nested more than {MAX_DEPTH} levels")
+    if kind is list:
+        return [encode_value(item, depth + 1) for item in value]
+    if kind is tuple:
+        return {"t": [encode_value(item, depth + 1) for item in value]}
+    if kind is dict:
+        return {
+            "d": [
+                [encode_value(k, depth + 1), encode_value(v, depth + 1)] for k, v in value.items()
+            ]
+        }
+    if kind is set:
+        return {"s": [encode_value(item, depth + 1) for item in value]}
+    if kind is frozenset:
+        return {"f": [encode_value(item, depth + 1) for item in value]}
+    if kind is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if kind is complex:
+        return {"c": [value.real, value.imag]}
+    raise PlainDataError(f"{_type_name(value)} is not plain builtin data")
+
+
+def decode_value(data: Any, depth: int = 0) -> Any:
+    """The inverse of ``encode_value``, strict: every value it returns is built here, from JSON,
+    so it is of an exact builtin type whatever the sender intended."""
+    kind = type(data)
+    if data is None or kind is bool or kind is int or kind is float or kind is str:
+        return data
+    if depth > MAX_DEPTH:
+        raise PlainDataError(f"nested more than {MAX_DEPTH} levels")
+    if kind is list:
+        return [decode_value(item, depth + 1) for item in data]
+    if kind is not dict or len(data) != 1:
+        raise PlainDataError("malformed value encoding")
+    ((tag, body),) = data.items()
+    if tag not in _TAGS:
+        raise PlainDataError(f"unknown value tag {tag!r}")
+    try:
+        if tag == "i":
+            if type(body) is not str or len(body) > 100_000:
+                raise PlainDataError("malformed big integer")
+            return int(body, 16)
+        if tag == "b":
+            if type(body) is not str:
+                raise PlainDataError("malformed bytes")
+            return base64.b64decode(body.encode("ascii"), validate=True)
+        if type(body) is not list:
+            raise PlainDataError(f"malformed {tag!r} value")
+        if tag == "c":
+            if len(body) != 2 or not all(type(x) in (int, float) for x in body):
+                raise PlainDataError("malformed complex")
+            return complex(body[0], body[1])
+        items = [decode_value(item, depth + 1) for item in body]
+        if tag == "t":
+            return tuple(items)
+        if tag == "s":
+            return set(items)
+        if tag == "f":
+            return frozenset(items)
+        pairs = []
+        for pair in items:
+            if type(pair) is not list or len(pair) != 2:
+                raise PlainDataError("malformed dict item")
+            pairs.append((pair[0], pair[1]))
+        return dict(pairs)
+    except (TypeError, ValueError) as exc:  # unhashable set items or keys, bad base64 or hex
+        if isinstance(exc, PlainDataError):
+            raise
+        raise PlainDataError(f"malformed {tag!r} value: {exc}") from None
+
+
+# -- framing --------------------------------------------------------------------------------------
+
+_HEAD = struct.Struct(">II")
+
+
+def frame(header: dict[str, Any], blob: bytes = b"") -> bytes:
+    """One message: two big-endian lengths, a JSON header, raw bytes."""
+    head = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    return _HEAD.pack(len(head), len(blob)) + head + blob
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int) -> tuple[dict[str, Any], bytes]:
+    head_len, blob_len = _HEAD.unpack(_read_exact(fd, _HEAD.size))
+    header = json.loads(_read_exact(fd, head_len))
+    return header, _read_exact(fd, blob_len) if blob_len else b""
+
+
+# -- kernel interfaces (ctypes; nothing here runs the program) ------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+_PR_GET_DUMPABLE = 3
+_PR_SET_DUMPABLE = 4
+_PR_SET_SECCOMP = 22
+_PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT = 47
+_SECCOMP_MODE_FILTER = 2
+_SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWCGROUP = 0x02000000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWNET = 0x40000000
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MS_NOEXEC = 8
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+    return result
+
+
+def _prctl(option: int, arg: Any = 0) -> None:
+    _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl({option})")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class _Filter:
+    """A compiled BPF filter (built outside by libseccomp), ready to load with one ``prctl``.
+
+    Built once in the zygote, so a forked child loads it without allocating anything: every page
+    a child touches after the fork is a copy, and the per-task cost is mostly those copies.
+    """
+
+    def __init__(self, program: bytes) -> None:
+        self.buffer = ctypes.create_string_buffer(program, len(program))
+        self.prog = _SockFprog(len(program) // 8, ctypes.cast(self.buffer, ctypes.c_void_p))
+        self.ref = ctypes.byref(self.prog)
+
+    def install(self) -> None:
+        """Load the filter into this process, for good (no-new-privileges is already set)."""
+        if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, self.ref, 0, 0) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"installing the seccomp filter: {os.strerror(code)}")
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when it has none (or it is disabled)."""
+    version = _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), 1)
+    return max(0, int(version))
+
+
+_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1, 2, 4, 8
+_LL_REFER, _LL_TRUNCATE, _LL_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_LL_READ = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
+
+
+def _landlock_fs_rights(abi: int) -> int:
+    rights = (1 << 13) - 1  # ABI 1: the thirteen original rights
+    if abi >= 2:
+        rights |= _LL_REFER
+    if abi >= 3:
+        rights |= _LL_TRUNCATE
+    if abi >= 5:
+        rights |= _LL_IOCTL_DEV
+    return rights
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _landlock(read: list[str], write: list[str], files: dict[str, str]) -> int:
+    """Confine this process and its descendants: read and execute only under ``read``, write only
+    under ``write`` (and the single ``files``), no TCP bind or connect. Returns the ABI used."""
+    abi = landlock_abi()
+    if abi < 1:
+        return 0
+    fs_rights = _landlock_fs_rights(abi)
+    net_rights = 3 if abi >= 4 else 0  # bind and connect TCP, with no port allowed
+    attr = _RulesetAttr(fs_rights, net_rights, 0)
+    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = _check(
+        _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0),
+        "landlock_create_ruleset",
+    )
+    file_rights = _LL_EXECUTE | _LL_WRITE_FILE | _LL_READ_FILE
+    file_rights |= fs_rights & (_LL_TRUNCATE | _LL_IOCTL_DEV)
+    try:
+        rules = [(p, _LL_READ) for p in read] + [(p, fs_rights) for p in write]
+        for path, mode in files.items():
+            rules.append((path, (file_rights if "w" in mode else _LL_READ_FILE) & fs_rights))
+        for path, rights in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # absent on this system: nothing to allow
+            try:
+                if not os.path.isdir(path):
+                    rights &= file_rights
+                rule = _PathBeneath(rights, fd)
+                _check(
+                    _libc.syscall(_SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0),
+                    f"landlock_add_rule({path})",
+                )
+            finally:
+                os.close(fd)
+        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        _check(_libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+def _write_file(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _drop_capabilities() -> None:
+    """Empty every capability set, for good (the bounding set too, so no exec can regain any)."""
+    with open("/proc/sys/kernel/cap_last_cap") as handle:
+        last = int(handle.read())
+    for cap in range(last + 1):
+        _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    _libc.prctl(_PR_CAP_AMBIENT, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.capset(header, data), "capset")
+
+
+def _isolate_natively(config: dict[str, Any]) -> None:
+    """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
+    namespaces, a fresh ``/proc`` and a private tmpfs scratch directory, then no capabilities.
+
+    The calling process stays outside as a waiting parent; the process that returns from here is
+    PID 1 of the new PID namespace, so no process of the sandbox can signal it, and when it dies
+    the kernel kills every process left in the namespace.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    flags = (
+        _CLONE_NEWUSER
+        | _CLONE_NEWNS
+        | _CLONE_NEWPID
+        | _CLONE_NEWNET
+        | _CLONE_NEWIPC
+        | _CLONE_NEWUTS
+        | _CLONE_NEWCGROUP
+    )
+    _check(_libc.unshare(flags), "unshare")
+    _write_file("/proc/self/setgroups", "deny")
+    _write_file("/proc/self/uid_map", f"{config['inner_uid']} {uid} 1")
+    _write_file("/proc/self/gid_map", f"{config['inner_gid']} {gid} 1")
+    child = os.fork()
+    if child:  # the outer parent: wait, then leave with the sandbox's status
+        while True:
+            try:
+                _, status = os.waitpid(child, 0)
+            except InterruptedError:
+                continue
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    scratch = config["scratch"]
+    _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+    size = f"size={config['scratch_mb']}m,mode=1777".encode()
+    _check(
+        _libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, size),
+        f"mounting a tmpfs on {scratch}",
+    )
+    _check(
+        _libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
+        "mounting /proc",
+    )
+    _libc.sethostname(b"sandbox", 7)
+    _drop_capabilities()
+
+
+# -- the child's side of a task (runs after fork, before and around the program) ------------------
+
+_REQUEST_FD = 3
+_RESPONSE_FD = 4
+_READY_FD = 3
+_LENGTH = struct.Struct(">I")
+
+
+def _limit_all(limits: dict[str, int]) -> None:
+    """The limits every process of the sandbox shares (set once in the zygote, inherited)."""
+    mib = 1024 * 1024
+    for name, value in (
+        (resource.RLIMIT_AS, limits["memory_mb"] * mib),
+        (resource.RLIMIT_FSIZE, limits["file_size_mb"] * mib),
+        (resource.RLIMIT_NOFILE, limits["open_files"]),
+        (resource.RLIMIT_NPROC, limits["max_processes"]),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        resource.setrlimit(name, (value, value))
+
+
+def _limit_cpu(seconds: float) -> None:
+    """CPU time is counted per process, so each task gets its own limit: SIGXCPU, then SIGKILL."""
+    cpu_s = max(1, math.ceil(seconds) + 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+
+
+def _place(placed: dict[int, int], *, orphan_guard: bool) -> None:
+    """Own process group; ``placed`` maps each descriptor the child keeps to its source; every
+    other descriptor (the protocol pipes above all) is closed.
+
+    Without a PID namespace of our own the zygote's death would not take its children with it,
+    so then each child also asks to be killed when its parent dies.
+    """
+    os.setpgid(0, 0)
+    top = max(placed)
+    # first move every source above the targets, so no dup2 overwrites a source still needed
+    moved = {t: fcntl.fcntl(src, fcntl.F_DUPFD, top + 1) for t, src in placed.items()}
+    for target, source in moved.items():
+        os.dup2(source, target)
+    os.closerange(top + 1, 1 << 16)
+    if orphan_guard:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _reopen_streams() -> None:
+    """Fresh text streams on the new descriptors (the zygote's own were never used)."""
+    sys.stdin = open(0, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    if len(text) > 500:
+        text = text[:500] + "..."
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        if last.filename == "<solution>":
+            where = f" (line {last.lineno})"
+    return f"{text}{where}"
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
+def _respond(record: dict[str, Any]) -> None:
+    """One length-prefixed result record on the response pipe."""
+    try:
+        data = _ENCODER.encode(record).encode("utf-8")
+    except (ValueError, TypeError, RecursionError) as exc:
+        data = _ENCODER.encode({"status": "bad_value", "reason": f"cannot encode: {exc}"}).encode()
+    _write_all(_RESPONSE_FD, _LENGTH.pack(len(data)) + data)
+
+
+def _raised(exc: BaseException, phase: str) -> dict[str, Any]:
+    return {
+        "status": "raised",
+        "phase": phase,
+        "type": type(exc).__name__,
+        "builtin": type(exc).__module__ == "builtins",
+        "message": _describe(exc),
+    }
+
+
+def _setup_failed(fd: int, exc: BaseException) -> None:
+    """Report a failed confinement (without the ready byte) and leave; never returns."""
+    try:
+        os.write(fd, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
+    finally:
+        os._exit(70)
+
+
+def _serve_calls(code: Any, entry: str) -> None:
+    """A call session: run the program once, then answer calls of its function until the zygote
+    closes the request pipe; never returns.
+
+    The program's globals persist from call to call within a session (as in any harness that
+    imports a solution once); the harness replays the calls in another session, in another
+    order, and requires the same answers, so a function whose answers depend on that state
+    (a call counter) fails.
+    """
+    namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
+    try:  # from here on the program runs; nothing it does is trusted
+        exec(code, namespace)  # noqa: S102 - inside the sandbox, in this forked child only
+    except BaseException as exc:
+        _respond(_raised(exc, "load"))
+        os._exit(0)
+    function = namespace.get(entry)
+    if not callable(function):
+        _respond({"status": "missing_entry", "reason": f"no function named {entry!r}"})
+        os._exit(0)
+    _respond({"status": "loaded"})
+    while True:
+        try:
+            header, _ = _read_frame(_REQUEST_FD)
+        except (EOFError, OSError):
+            os._exit(0)
+        for args, kwargs in header["calls"]:
+            _respond(_answer(function, decode_value(args), decode_value(kwargs)))
+
+
+def _answer(function: Any, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    try:
+        value = function(*args, **kwargs)
+    except BaseException as exc:
+        return _raised(exc, "call")
+    try:
+        return {"status": "ok", "value": encode_value(value)}
+    except (PlainDataError, RecursionError) as exc:
+        return {"status": "bad_value", "reason": str(exc)}
+
+
+def _run_program(code: Any) -> None:
+    """Run the program as ``__main__`` on the stdin pipe, like ``python program.py``."""
+    code_out = 0
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": builtins})  # noqa: S102 - sandboxed child
+    except SystemExit as exc:
+        if exc.code is None:
+            code_out = 0
+        elif type(exc.code) is int:
+            code_out = exc.code & 0xFF
+        else:
+            print(exc.code, file=sys.stderr)
+            code_out = 1
+    except BaseException:
+        traceback.print_exc(limit=5)
+        code_out = 1
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: S110 - a broken stream at exit changes nothing for the caller
+        pass
+    os._exit(code_out)
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+_PREIMPORT_ALLOWED = frozenset(
+    {
+        "abc", "array", "bisect", "calendar", "cmath", "collections", "copy", "dataclasses",
+        "datetime", "decimal", "enum", "fractions", "functools", "hashlib", "heapq", "itertools",
+        "json", "math", "numbers", "operator", "random", "re", "statistics", "string", "textwrap",
+        "typing", "unicodedata",
+    }
+)  # fmt: skip
+"""Standard-library modules the zygote may import ahead of a program that names them, so the
+per-task child does not import them again each time. Chosen by name only from this list: the
+program picks which, but only trusted library code runs."""
+
+
+def _code_names(code: Any, seen: set[str]) -> None:
+    seen.update(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            _code_names(const, seen)
+
+
+class Zygote:
+    """The server loop; one instance per sandbox."""
+
+    def __init__(self, config: dict[str, Any], proto_in: int, proto_out: int) -> None:
+        import socket
+
+        self.config = config
+        self.proto_in = proto_in
+        self.proto_out = proto_out
+        self.fd_socket = socket.socket(fileno=config["fd_socket"])
+        self.fd_socket.set_inheritable(False)
+        self.send_fds = socket.send_fds
+        self.limits: dict[str, int] = config["limits"]
+        self.output_bytes: int = self.limits["output_bytes"]
+        self.filters = {
+            kind: _Filter(base64.b64decode(blob))
+            for kind, blob in (config.get("seccomp") or {}).items()
+        }
+        self.call_filter = self.filters.get("function")
+        self.own_pid_namespace = os.getpid() == 1
+        self.scratch: str = config["scratch"]
+        self.code: Any = None
+        self.entry: str | None = None
+        self.session_cpu_s = 60.0
+        self.session: int | None = None
+        self.dying: list[int] = []
+        self.proc_hidden = bool(config.get("landlock_applied"))
+
+    # -- the protocol --
+
+    def send(self, header: dict[str, Any], blob: bytes = b"") -> None:
+        _write_all(self.proto_out, frame(header, blob))
+
+    def serve(self) -> None:
+        while True:
+            try:
+                header, blob = _read_frame(self.proto_in)
+            except EOFError:
+                return
+            op = header.get("op")
+            if op == "load":
+                self.load(header)
+            elif op == "session":
+                self.end_session()
+                self.send({"op": op, "session": self.open_session()})
+            elif op == "end":
+                self.send({"op": op, "status": self.end_session(wait=True)})
+            elif op == "run":
+                self.run(header, blob)
+            elif op == "unload":
+                self.end_session()
+                self.code = self.entry = None
+                self.send({"op": op})
+            elif op == "ping":
+                self.send({"op": "pong"})
+            elif op == "exit":
+                self.end_session()
+                return
+            else:
+                self.send({"op": "error", "reason": f"unknown op {op!r}"})
+            self.reap_dying()
+
+    def load(self, header: dict[str, Any]) -> None:
+        self.end_session()
+        self.code = self.entry = None
+        try:
+            code = compile(header["source"], "<solution>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+            self.send({"op": "load", "ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            return
+        names: set[str] = set()
+        _code_names(code, names)
+        for name in sorted(names & _PREIMPORT_ALLOWED):
+            if name not in sys.modules:
+                try:
+                    __import__(name)
+                except Exception:  # noqa: S112 - the child will report the failing import
+                    continue
+        gc.freeze()  # children's collections then leave the zygote's pages shared
+        self.code, self.entry = code, header.get("entry")
+        self.session_cpu_s = float(header.get("session_cpu_s") or 60.0)
+        session = self.open_session() if self.entry else False
+        self.send({"op": "load", "ok": True, "session": session})
+
+    # -- call sessions --
+
+    def open_session(self) -> bool | str:
+        """Fork a session for the loaded program and hand its pipes to the harness.
+
+        The harness then talks to the session directly (each call costs one round trip, with no
+        stop here) and asks this zygote to end it (``end``: kill it, report how it died). The
+        session forks at once and runs the program's module code before the first call even
+        arrives. Returns True when done, else why it could not start.
+        """
+        if self.code is None or not self.entry:
+            return "no program is loaded"
+        if self.call_filter is None:
+            self.settle()  # without the filter a session may leave files and processes behind
+        else:
+            # a killed session runs no more code, but until reaped its /proc entry shows what
+            # it wrote there (its name, say): only when Landlock hides /proc is that harmless
+            self.reap_dying(block=not self.proc_hidden)
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            for fd in (req_r, req_w, resp_r, resp_w):
+                os.close(fd)
+            return f"fork failed: {exc}"
+        if pid == 0:  # the session's process: confine, say so, then the program
+            try:
+                placed = {_REQUEST_FD: req_r, _RESPONSE_FD: resp_w}
+                _place(placed, orphan_guard=not self.own_pid_namespace)
+                _limit_cpu(self.session_cpu_s)
+                if self.call_filter is not None:
+                    self.call_filter.install()
+                os.write(_RESPONSE_FD, b"R")
+            except BaseException as exc:
+                _setup_failed(_RESPONSE_FD, exc)
+            _serve_calls(self.code, str(self.entry))
+        os.close(req_r)
+        os.close(resp_w)
+        try:
+            self.send_fds(self.fd_socket, [b"S"], [req_w, resp_r])
+        finally:
+            os.close(req_w)  # from now on only the harness and the session hold them
+            os.close(resp_r)
+        self.session = pid
+        return True
+
+    def end_session(self, *, wait: bool = False) -> int | None:
+        """Kill the current session; with ``wait``, reap it and return its wait status (how it
+        died, when it died by itself before the kill)."""
+        pid, self.session = self.session, None
+        if pid is None:
+            return None
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        if wait:
+            return os.waitpid(pid, 0)[1]
+        self.dying.append(pid)
+        return None
+
+    def reap_dying(self, *, block: bool = False) -> None:
+        """Collect killed sessions. Before another session may run any of the program, the last
+        one must be gone entirely: a zombie still shows what it wrote into its own ``/proc``
+        entry (its name, say) to anyone who can look."""
+        for pid in list(self.dying):
+            if os.waitpid(pid, 0 if block else os.WNOHANG)[0]:
+                self.dying.remove(pid)
+
+    def settle(self) -> None:
+        """Before anything that could see what earlier processes left: wait until they are all
+        gone, kill their leftovers, empty the scratch directory."""
+        for pid in self.dying:
+            os.waitpid(pid, 0)
+        for pid in self.dying:
+            self.kill_strays(pid)
+        self.dying.clear()
+        self.reap()
+        self.wipe_scratch()
+
+    # -- whole programs --
+
+    def run(self, header: dict[str, Any], stdin: bytes) -> None:
+        """Run the program once as ``__main__`` in a fresh child: stdin in, stdout and stderr out.
+
+        The child gets pipes for its standard streams and, on descriptor 3, a pipe that only
+        says its setup is done (closed before the program starts).
+        """
+        started = time.monotonic()
+        if self.code is None:
+            self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
+            return
+        self.end_session()
+        self.settle()
+        timeout_s = float(header["timeout_s"])
+        pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, ready
+        (in_r, in_w), (out_r, out_w), (err_r, err_w), (ready_r, ready_w) = pipes
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            for pair in pipes:
+                for fd in pair:
+                    os.close(fd)
+            said = str(exc).encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return
+        if pid == 0:
+            try:
+                placed = {0: in_r, 1: out_w, 2: err_w, _READY_FD: ready_w}
+                _place(placed, orphan_guard=not self.own_pid_namespace)
+                _limit_cpu(timeout_s)
+                _reopen_streams()
+                os.write(_READY_FD, b"R")
+                os.close(_READY_FD)
+            except BaseException as exc:
+                _setup_failed(2, exc)
+            _run_program(self.code)
+        for fd in (in_r, out_w, err_w, ready_w):
+            os.close(fd)
+        self.supervise(pid, started, timeout_s, stdin, in_w, [out_r, err_r, ready_r])
+
+    def supervise(
+        self,
+        pid: int,
+        started: float,
+        timeout_s: float,
+        stdin: bytes,
+        in_w: int,
+        readers: list[int],
+    ) -> None:
+        """Feed stdin, collect the streams (capped), wait for the exit or the deadline, clean up."""
+        deadline = started + timeout_s
+        data: list[list[bytes]] = [[] for _ in readers]
+        sizes = [0] * len(readers)
+        slot = {fd: i for i, fd in enumerate(readers)}
+        pidfd = os.pidfd_open(pid)
+        poller = select.poll()
+        for fd in readers:
+            poller.register(fd, select.POLLIN)
+        poller.register(pidfd, select.POLLIN)
+        pending = memoryview(stdin)
+        if pending:
+            os.set_blocking(in_w, False)
+            poller.register(in_w, select.POLLOUT)
+        else:
+            os.close(in_w)
+            in_w = -1
+        open_readers = len(readers)
+        how, status = "exited", -1
+        while open_readers or status < 0:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                how = "timeout"
+                break
+            for fd, _ in poller.poll(left * 1000):
+                if fd == pidfd:
+                    poller.unregister(pidfd)
+                    status = os.waitpid(pid, 0)[1]
+                    self.kill_strays(pid)  # its leftovers would hold the pipes open
+                elif fd == in_w:
+                    pending = self.feed(in_w, pending)
+                    if not pending:
+                        poller.unregister(in_w)
+                        os.close(in_w)
+                        in_w = -1
+                else:
+                    chunk = os.read(fd, 1 << 16)
+                    i = slot[fd]
+                    if not chunk:
+                        poller.unregister(fd)
+                        open_readers -= 1
+                        continue
+                    sizes[i] += len(chunk)
+                    if sizes[i] > self.output_bytes:
+                        how = "output_limit"
+                        break
+                    data[i].append(chunk)
+            if how != "exited":
+                break
+        if status < 0:
+            self.kill_strays(pid)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            status = os.waitpid(pid, 0)[1]
+        elapsed = time.monotonic() - started
+        self.reap()
+        for fd in [*readers, pidfd, in_w]:
+            if fd >= 0:
+                os.close(fd)
+        self.wipe_scratch()
+        blobs = [b"".join(chunks) for chunks in data]
+        header: dict[str, Any] = {"op": "done", "how": how, "elapsed_s": elapsed}
+        if os.WIFSIGNALED(status):
+            header["signal"] = signal.Signals(os.WTERMSIG(status)).name
+            if how == "exited":
+                header["how"] = "signaled"
+        else:
+            header["code"] = os.WEXITSTATUS(status)
+        header["lens"] = [len(b) for b in blobs]
+        self.send(header, b"".join(blobs))
+
+    @staticmethod
+    def feed(fd: int, pending: memoryview) -> memoryview:
+        try:
+            return pending[os.write(fd, pending[: 1 << 16]) :]
+        except BlockingIOError:
+            return pending
+        except OSError:  # the program closed its stdin: the rest is not wanted
+            return pending[:0]
+
+    # -- cleaning up --
+
+    def kill_strays(self, pid: int) -> None:
+        """Kill what a task left behind: as PID 1 of a private PID namespace, every other process
+        in the sandbox (those that left the task's process group included); otherwise the
+        task's process group."""
+        try:
+            if self.own_pid_namespace:
+                os.kill(-1, signal.SIGKILL)  # never reaches PID 1 itself
+            else:
+                os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def reap(self) -> None:
+        """Collect every dead child (orphans are re-parented to PID 1, i.e. to us)."""
+        while True:
+            try:
+                done, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if done == 0:
+                if not self.own_pid_namespace:
+                    return
+                time.sleep(0.0005)  # killed, not yet dead
+
+    def wipe_scratch(self) -> None:
+        """Empty the scratch directory, so no task hands state to the next (a file as a counter)."""
+        with contextlib.suppress(OSError):
+            _remove_tree(self.scratch, keep_root=True)
+
+
+def _remove_tree(path: str, *, keep_root: bool = False) -> None:
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.path)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+    if not keep_root:
+        os.rmdir(path)
+
+
+# -- start-up -------------------------------------------------------------------------------------
+
+
+def _status_fields() -> dict[str, str]:
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key in ("CapEff", "CapBnd", "NoNewPrivs", "Seccomp", "Uid", "Gid"):
+                    fields[key] = value.strip()
+    except OSError:
+        pass
+    return fields
+
+
+def namespaces() -> dict[str, str]:
+    """This process's namespace identities (``user:[4026531837]``...), to compare with another's."""
+    out = {}
+    for name in ("user", "pid", "net", "mnt", "ipc", "uts"):
+        try:
+            out[name] = os.readlink(f"/proc/self/ns/{name}")
+        except OSError:
+            out[name] = ""
+    return out
+
+
+def _in_child(attempt: Any) -> int:
+    """Run ``attempt`` in a throw-away child; its wait status."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            code = attempt()
+        except BaseException:
+            code = 99
+        os._exit(code)
+    return os.waitpid(pid, 0)[1]
+
+
+def _killed_by_seccomp(status: int) -> bool:
+    return os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS
+
+
+def _try_connect() -> int:
+    """10 when a TCP connect fails at once for want of a network (or permission)."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.5)
+            sock.connect(("192.0.2.1", 9))  # TEST-NET-1: never answers; fails fast only offline
+    except OSError as exc:
+        return 10 if exc.errno in (errno.ENETUNREACH, errno.EACCES, errno.EPERM) else 11
+    return 12
+
+
+def _try_socket() -> int:
+    import socket
+
+    socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+    return 5
+
+
+def _try_fork(function_filter: _Filter) -> Any:
+    def attempt() -> int:
+        function_filter.install()
+        if os.fork() == 0:
+            os._exit(0)
+        return 5
+
+    return attempt
+
+
+def main(argv: list[str]) -> int:
+    config = json.loads(argv[0])
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != config["parent_pid"] and config["mode"] != "bwrap":
+        return 1  # the harness is already gone
+    # the protocol moves off 0 and 1, which every child gets as its own streams
+    proto_in, proto_out = os.dup(0), os.dup(1)
+    for fd in (proto_in, proto_out):
+        os.set_inheritable(fd, False)
+    errors: list[str] = []
+    if config["mode"] == "native":
+        _isolate_natively(config)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)  # inherited: no task can gain privileges through exec
+    _prctl(_PR_SET_DUMPABLE, 0)  # no /proc/<pid>/mem, no ptrace of the zygote
+    status = _status_fields()  # before Landlock, which hides /proc
+    ns = namespaces()
+    landlock = 0
+    if config.get("landlock"):
+        try:
+            landlock = _landlock(config["read_paths"], [config["scratch"]], config["file_rules"])
+        except OSError as exc:
+            errors.append(f"landlock: {exc}")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handler would let children signal us
+    _limit_all(config["limits"])
+    sys.argv = [""]
+    os.chdir(config["scratch"])
+    for name in config.get("preimport", []):
+        try:
+            __import__(name)
+        except Exception as exc:
+            errors.append(f"preimport {name}: {exc}")
+    config["landlock_applied"] = landlock > 0
+    zygote = Zygote(config, proto_in, proto_out)
+    # what really holds, checked from inside: the network before the filter (so only the
+    # namespace or Landlock can be what stops it), then the filters themselves
+    probe: dict[str, Any] = {"network_blocked": _in_child(_try_connect) == 10 << 8}
+    base = zygote.filters.get("base")
+    if base is not None:
+        try:
+            base.install()  # every process of the sandbox inherits it
+        except OSError as exc:
+            errors.append(f"seccomp: {exc}")
+        probe["seccomp_enforced"] = _killed_by_seccomp(_in_child(_try_socket))
+    if zygote.call_filter is not None:
+        probe["function_filter_enforced"] = _killed_by_seccomp(
+            _in_child(_try_fork(zygote.call_filter))
+        )
+    hello = {
+        "op": "hello",
+        "pid": os.getpid(),
+        "uid": os.getuid(),
+        "status": status,
+        "namespaces": ns,
+        "landlock_abi": landlock,
+        "dumpable": _libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0),
+        "python": sys.version.split()[0],
+        "errors": errors,
+        **probe,
+    }
+    gc.collect()
+    gc.freeze()
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # nothing of ours goes to stderr after start-up
+    zygote.send(hello)
+    zygote.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,280 @@
+"""The escape suite: each attempt is contained, says why, and leaves the sandbox healthy.
+
+Every assertion is on what the attempt achieved, seen from outside (a file on the host, a
+secret in the output, a process left running), not on the flags the sandbox was given. Each
+attempt runs under bubblewrap, under bubblewrap without Landlock (so the namespaces,
+capabilities and non-dumpable zygote are tested on their own), and under the native fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.helpers import descendants
+from truegrade.sandbox import Sandbox, SandboxConfig
+from truegrade.sandbox._zygote import landlock_abi
+
+CONFIGS = {
+    "bwrap": SandboxConfig(isolation="bwrap", output_bytes=1 << 16, memory_mb=512),
+    "bwrap-no-landlock": SandboxConfig(
+        isolation="bwrap", landlock=False, output_bytes=1 << 16, memory_mb=512
+    ),
+    "native": SandboxConfig(isolation="native", output_bytes=1 << 16, memory_mb=512),
+}
+TIMEOUT_S = 1.5
+CHECK = "print(sum(map(int, input().split())))"
+
+
+@pytest.fixture(scope="module", params=list(CONFIGS))
+def box(request):
+    if request.param == "native" and not landlock_abi():
+        pytest.skip("the native fallback refuses to run without Landlock, which this kernel lacks")
+    with Sandbox(CONFIGS[request.param]) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture(scope="module")
+def outside():
+    """A directory on the host, outside /tmp (which every sandbox replaces with its own)."""
+    base = "/var/tmp" if os.path.isdir("/var/tmp") else None
+    path = Path(tempfile.mkdtemp(prefix="truegrade-escape-", dir=base))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def run(box, source, stdin="", timeout_s=TIMEOUT_S):
+    result = box.load(textwrap.dedent(source)).run(stdin, timeout_s=timeout_s)
+    assert box.load(CHECK).run("2 3", timeout_s=10).stdout == "5\n", "the sandbox is not healthy"
+    return result
+
+
+def only_the_zygote_is_left(box):
+    alive = descendants(box.host_pid)
+    # bubblewrap -> zygote, or native launcher -> zygote: one process below the launcher
+    assert len(alive) == 1, alive
+
+
+def test_network_connect_fails(box):
+    result = run(
+        box,
+        """
+        import socket
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=1)
+            print("CONNECTED")
+        except OSError as exc:
+            print("refused", exc.errno)
+        """,
+    )
+    assert "CONNECTED" not in result.stdout
+    assert result.status in ("violation", "exited")  # killed by seccomp, or refused by the kernel
+
+
+def test_writes_outside_the_scratch_directory_do_not_reach_the_host(box, outside):
+    targets = [outside / "pwned", Path("/usr/pwned"), Path("/pwned"), Path("/etc/pwned")]
+    result = run(
+        box,
+        f"""
+        for path in {[str(t) for t in targets]!r}:
+            try:
+                with open(path, "w") as handle:
+                    handle.write("x")
+                print("WROTE", path)
+            except OSError as exc:
+                print("denied", path, exc.errno)
+        """,
+    )
+    assert result.status == "exited"
+    for target in targets:
+        assert not target.exists(), target
+
+
+def test_a_secret_planted_outside_cannot_be_read(box, outside):
+    token = secrets.token_hex(16)
+    secret = outside / "secret.txt"
+    secret.write_text(token)
+    secret.chmod(0o644)  # readable by anyone: only the sandbox stands in the way
+    result = run(
+        box,
+        f"""
+        import os
+        for path in [{str(secret)!r}, "/etc/shadow", os.path.expanduser("~root/.bashrc")]:
+            try:
+                with open(path) as handle:
+                    print("READ", path, handle.read())
+            except OSError as exc:
+                print("denied", path, exc.errno)
+        """,
+    )
+    assert token not in result.stdout
+    assert "READ" not in result.stdout
+
+
+def test_the_graders_memory_cannot_be_read_through_proc(box):
+    marker = secrets.token_hex(16)  # lives in this process's memory, and its parent's
+    source = f"""
+        import json, os
+        seen = {{}}
+        for pid in (os.getppid(), 1, {os.getpid()}, {os.getppid()}):
+            for name in ("mem", "environ", "maps"):
+                try:
+                    with open(f"/proc/{{pid}}/{{name}}", "rb") as handle:
+                        data = handle.read(1 << 20)
+                        seen[f"{{pid}}/{{name}}"] = "{marker}" in data.decode("latin-1")
+                except OSError as exc:
+                    seen[f"{{pid}}/{{name}}"] = exc.errno
+        print(json.dumps(seen))
+        """
+    result = run(box, source)
+    seen = json.loads(result.stdout)
+    assert all(
+        isinstance(outcome, int) and not isinstance(outcome, bool) for outcome in seen.values()
+    ), seen
+
+
+def test_a_fork_bomb_is_contained_and_cleaned_up(box):
+    result = run(
+        box,
+        """
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """,
+    )
+    assert result.status == "timeout"
+    only_the_zygote_is_left(box)
+
+
+def test_a_memory_bomb_fails_for_want_of_memory(box):
+    result = run(box, "data = bytearray(8 * 1024 ** 3)\nprint('ALLOCATED')\n")
+    assert "ALLOCATED" not in result.stdout
+    assert "MemoryError" in result.stderr
+
+
+def test_an_output_flood_is_cut_at_the_cap(box):
+    result = run(box, "while True:\n    print('x' * 10000)\n")
+    assert result.status == "output_limit"
+    assert len(result.stdout) <= box.config.output_bytes
+
+
+def test_an_infinite_loop_is_killed_at_its_deadline(box):
+    result = run(box, "while True:\n    pass\n")
+    assert result.status == "timeout"
+    only_the_zygote_is_left(box)
+
+
+def test_sleeping_grandchildren_do_not_outlive_their_run(box):
+    result = run(
+        box,
+        """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()  # out of the task's process group
+            if os.fork() == 0:
+                time.sleep(300)
+            os._exit(0)
+        print("done")
+        """,
+    )
+    assert result.stdout == "done\n"
+    only_the_zygote_is_left(box)
+
+
+def test_killing_the_parent_changes_nothing(box):
+    starts = box.starts
+    result = run(
+        box,
+        """
+        import os, signal
+        for pid in (os.getppid(), 1, -1):
+            for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGSTOP, signal.SIGINT):
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+        print("still here")
+        """,
+    )
+    assert result.stdout == "still here\n"
+    assert box.starts == starts  # the same zygote answered the health check
+
+
+def test_signal_tricks_do_not_escape_the_deadline(box):
+    stopped = run(box, "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\nprint('x')\n")
+    assert stopped.status == "timeout"
+    ignoring = run(
+        box,
+        """
+        import signal
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGXCPU):
+            signal.signal(sig, signal.SIG_IGN)
+        while True:
+            pass
+        """,
+    )
+    assert ignoring.status == "timeout"
+    only_the_zygote_is_left(box)
+
+
+def test_tracing_and_reading_other_processes_is_forbidden(box):
+    if box.hello.get("seccomp_enforced") is not True:
+        pytest.skip("seccomp is not available here")  # the other layers are tested above
+    for call in ("ptrace(16, 1, 0, 0)", "process_vm_readv(1, 0, 0, 0, 0, 0)"):
+        result = run(box, f"import ctypes\nprint(ctypes.CDLL(None).{call})\n")
+        assert result.status == "violation", (call, result)
+
+
+def test_function_calls_are_contained_the_same_way(box):
+    program = box.load(
+        textwrap.dedent(
+            """
+            import os, socket
+            def f(kind):
+                if kind == "net":
+                    socket.socket()
+                if kind == "fork":
+                    os.fork()
+                if kind == "loop":
+                    while True:
+                        pass
+                if kind == "memory":
+                    return len(bytearray(8 * 1024 ** 3))
+                if kind == "huge":
+                    return "x" * (1 << 20)
+                if kind == "kill":
+                    for pid in (os.getppid(), 1, -1):
+                        try:
+                            os.kill(pid, 9)
+                        except OSError:
+                            pass
+                return kind
+            """
+        ),
+        entry_point="f",
+    )
+    expected = {
+        "net": "violation",
+        "fork": "violation",
+        "loop": "timeout",
+        "memory": "memory",
+        "huge": "output_limit",
+        "kill": "ok",
+    }
+    if box.hello.get("seccomp_enforced") is not True:
+        expected.update(net="raised", fork="ok")
+    for kind, status in expected.items():
+        result = program.call([kind], timeout_s=TIMEOUT_S)
+        assert result.status == status, (kind, result)
+    assert program.call(["fine"], timeout_s=5).value == "fine"
+    program.close()

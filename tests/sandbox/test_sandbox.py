@@ -1,0 +1,259 @@
+"""The sandbox's contract: isolation that is observed, not assumed; calls that only carry plain
+data; sessions that forget; runs that are capped and killed on time."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from tests.sandbox.helpers import descendants
+from truegrade.sandbox import (
+    Sandbox,
+    SandboxConfig,
+    SandboxUnavailable,
+    _launch,
+    layers,
+)
+from truegrade.sandbox._zygote import landlock_abi
+
+ADD = "def add(a, b):\n    return a + b\n"
+
+
+@pytest.fixture(scope="module")
+def box():
+    with Sandbox(SandboxConfig(output_bytes=1 << 16)) as sandbox:
+        yield sandbox
+
+
+def _layer(found, name):
+    return next(layer for layer in found if layer.name == name)
+
+
+def test_the_layers_that_must_hold_are_observed_from_inside(box):
+    found = layers(box)
+    for name in (
+        "user namespace",
+        "PID namespace",
+        "network",
+        "capabilities",
+        "no new privileges",
+        "seccomp",
+        "not dumpable",
+    ):
+        assert _layer(found, name).active, _layer(found, name)
+    assert box.hello["uid"] != 0
+    assert box.hello["pid"] == 1
+    if landlock_abi():
+        assert _layer(found, "Landlock").active
+    writable = _launch.PidsCgroup.create(1)
+    if writable is not None:  # where a pids cgroup can be made, the sandbox has one
+        writable.remove()
+        assert _layer(found, "process limit").active
+
+
+def test_calls_return_plain_values_and_name_what_went_wrong(box):
+    program = box.load(
+        ADD
+        + "def boom(x):\n    raise ValueError(f'bad {x}')\n"
+        + "class Sneaky(int):\n    def __eq__(self, other):\n        return True\n"
+        + "def sneaky():\n    return Sneaky(1)\n",
+        entry_point="add",
+    )
+    result = program.call([2, 3], timeout_s=5)
+    assert (result.status, result.value) == ("ok", 5)
+    assert program.call([[1], [2]], timeout_s=5).value == [1, 2]
+    assert program.call([(1,), (2,)], timeout_s=5).value == (1, 2)
+    failed = program.call(["a", 1], timeout_s=5)
+    assert failed.status == "raised"
+    assert failed.exception == "TypeError"
+    assert failed.builtin_exception
+    program.close()
+    sneaky = box.load(
+        "class Sneaky(int):\n    def __eq__(self, other):\n        return True\n"
+        "def f():\n    return Sneaky(1)\n",
+        entry_point="f",
+    )
+    result = sneaky.call([], timeout_s=5)
+    assert result.status == "bad_value"
+    assert "subclass of int" in result.error
+    sneaky.close()
+
+
+def test_a_program_that_does_not_compile_or_lacks_its_function_says_so(box):
+    broken = box.load("def f(:\n", entry_point="f")
+    assert broken.error is not None
+    assert "SyntaxError" in broken.error
+    assert broken.call([], timeout_s=5).status == "sandbox_error"
+    missing = box.load("x = 1\n", entry_point="f")
+    assert missing.call([], timeout_s=5).status == "missing_entry"
+    raising = box.load("raise RuntimeError('at import')\ndef f():\n    return 1\n", entry_point="f")
+    result = raising.call([], timeout_s=5)
+    assert result.status == "raised"
+    assert result.during_load
+
+
+def test_a_session_keeps_the_program_state_until_reset(box):
+    program = box.load(
+        "calls = 0\ndef f():\n    global calls\n    calls += 1\n    return calls\n", entry_point="f"
+    )
+    assert [program.call([], timeout_s=5).value for _ in range(3)] == [1, 2, 3]
+    program.reset()
+    assert program.call([], timeout_s=5).value == 1
+    batch = program.call_many([([], {}), ([], {})], timeout_s=5)
+    assert [r.value for r in batch] == [2, 3]
+    program.close()
+
+
+def test_a_call_past_its_deadline_is_killed_and_the_next_call_gets_a_fresh_process(box):
+    program = box.load(
+        "import time\nseen = []\ndef f(x):\n    seen.append(x)\n"
+        "    if x == 'hang':\n        time.sleep(60)\n    return len(seen)\n",
+        entry_point="f",
+    )
+    assert program.call(["a"], timeout_s=5).value == 1
+    started = time.monotonic()
+    hung = program.call(["hang"], timeout_s=0.5)
+    assert hung.status == "timeout"
+    assert time.monotonic() - started < 30  # (a hang guard, not a timing assertion)
+    assert program.call(["b"], timeout_s=5).value == 1  # a new session: nothing remembered
+    program.close()
+
+
+def test_function_calls_may_not_create_processes_or_write_files(box):
+    program = box.load(
+        "import os, subprocess\n"
+        "def spawn():\n    return os.fork()\n"
+        "def run():\n    return subprocess.run(['true']).returncode\n"
+        "def write():\n    open('state.txt', 'w').write('1')\n    return 'wrote'\n",
+        entry_point="spawn",
+    )
+    assert program.call([], timeout_s=5).status == "violation"
+    program.close()
+    for name, expected in (("run", "violation"), ("write", "raised")):
+        program = box.load(
+            "import os, subprocess\n"
+            "def run():\n    return subprocess.run(['true']).returncode\n"
+            "def write():\n    open('state.txt', 'w').write('1')\n    return 'wrote'\n",
+            entry_point=name,
+        )
+        result = program.call([], timeout_s=5)
+        assert result.status == expected, (name, result)
+        program.close()
+
+
+def test_a_program_cannot_fake_a_sandbox_failure_or_a_second_answer(box):
+    # the ready byte comes before the program runs: writing "setup failed" and exiting is an
+    # exit, not an error; a forged extra record is read as an answer, and it cannot pass as one
+    program = box.load(
+        "import os\n"
+        "def f(x):\n"
+        "    if x == 'fake-setup':\n"
+        "        os.write(4, b'sandbox setup failed: no'); os._exit(70)\n"
+        "    if x == 'extra':\n"
+        '        rec = b\'{"status":"ok","value":42}\'\n'
+        "        os.write(4, len(rec).to_bytes(4, 'big') + rec)\n"
+        "    return 1\n",
+        entry_point="f",
+    )
+    faked = program.call(["fake-setup"], timeout_s=5)
+    assert faked.status not in ("ok", "sandbox_error")
+    first, second = program.call_many([(["extra"], {}), (["x"], {})], timeout_s=5)
+    assert first.value == 42  # the forged record answers the call it was written in...
+    assert second.value == 1  # ...and the genuine answer is then taken for the next call
+    program.close()
+
+
+def test_runs_feed_stdin_and_report_exit_status(box):
+    echo = box.load("import sys\nprint(sys.stdin.read().upper(), end='')\n")
+    assert echo.run("abc\n", timeout_s=5).stdout == "ABC\n"
+    big = "x" * 200_000  # more than a pipe holds
+    assert (
+        len(box.load("import sys\nprint(len(sys.stdin.read()))").run(big, timeout_s=5).stdout) > 0
+    )
+    exits = box.load("import sys\nprint('partial')\nsys.exit(3)\n").run("", timeout_s=5)
+    assert (exits.status, exits.exit_code, exits.stdout) == ("exited", 3, "partial\n")
+    crash = box.load("raise KeyError('k')\n").run("", timeout_s=5)
+    assert crash.exit_code == 1
+    assert "KeyError" in crash.stderr
+
+
+def test_a_run_leaves_nothing_for_the_next_one(box):
+    writer = box.load("import os\nopen('note', 'w').write('x')\nprint(os.listdir('.'))\n")
+    assert "note" in writer.run("", timeout_s=5).stdout
+    reader = box.load("import os\nprint(os.listdir('.'))\n")
+    assert reader.run("", timeout_s=5).stdout.strip() == "[]"
+
+
+def test_isolation_none_must_be_asked_for_and_says_so():
+    with pytest.raises(ValueError, match="unsafe-no-sandbox"):
+        SandboxConfig(isolation="none")
+    with Sandbox(SandboxConfig(isolation="none", allow_unsandboxed=True)) as box:
+        assert box.mode == "none"
+        assert not box.sandboxed
+        assert not _layer(layers(box), "user namespace").active
+        assert box.load(ADD, entry_point="add").call([1, 1], timeout_s=5).value == 2
+
+
+def test_the_native_fallback_isolates_without_bubblewrap():
+    if not landlock_abi():
+        with pytest.raises(SandboxUnavailable, match="needs Landlock"):
+            Sandbox(SandboxConfig(isolation="native")).start()
+        return
+    with Sandbox(SandboxConfig(isolation="native")) as box:
+        found = layers(box)
+        for name in ("user namespace", "PID namespace", "network", "capabilities", "seccomp"):
+            assert _layer(found, name).active, _layer(found, name)
+        if landlock_abi():
+            assert _layer(found, "Landlock").active
+        assert box.load(ADD, entry_point="add").call([1, 2], timeout_s=5).value == 3
+
+
+def test_a_missing_layer_is_reported_with_a_hint(monkeypatch):
+    monkeypatch.setattr(_launch, "bwrap_path", lambda: None)
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        Sandbox(SandboxConfig(isolation="bwrap")).start()
+    if not landlock_abi():
+        return  # no fallback on this kernel: covered by the test above
+    with Sandbox(SandboxConfig(isolation="auto")) as box:  # falls back, and says so
+        assert box.mode == "native"
+        assert not _layer(layers(box), "bubblewrap").active
+
+
+@pytest.mark.slow
+def test_a_zygote_that_stops_answering_is_killed_and_a_new_one_started():
+    with Sandbox() as box:
+        program = box.load(ADD, entry_point="add")
+        zygote = descendants(box.host_pid)[0]
+        os.kill(zygote, signal.SIGSTOP)
+        stuck = program.run("", timeout_s=0.5)  # the harness waits a little past the deadline,
+        assert stuck.status == "sandbox_error"  # then gives up on the zygote...
+        assert not box.running  # ...and kills the whole sandbox
+        assert program.call([1, 2], timeout_s=5).status == "sandbox_error"
+        assert box.load(ADD, entry_point="add").call([1, 2], timeout_s=5).value == 3
+        assert box.starts == 2
+
+
+def test_a_batch_stops_at_its_budget(box):
+    # the first call ends well inside the budget, the second well after it, even on a busy machine
+    program = box.load(
+        "import time\ndef f(x):\n    time.sleep(1.0)\n    return x\n", entry_point="f"
+    )
+    results = program.call_many([([1], {}), ([2], {}), ([3], {})], timeout_s=5, budget_s=1.8)
+    assert [r.status for r in results] == ["ok", "timeout"]
+    assert results[0].value == 1
+    program.close()
+
+
+def test_module_code_cannot_answer_before_it_is_asked(box):
+    forged = b'{"status":"ok","value":42}'
+    program = box.load(
+        f"import os\nos.write(4, len({forged!r}).to_bytes(4, 'big') + {forged!r})\n"
+        "def f(x):\n    return x\n",
+        entry_point="f",
+    )
+    result = program.call([1], timeout_s=5)
+    assert result.status == "bad_record"
+    program.close()
