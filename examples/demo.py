@@ -1,80 +1,92 @@
-"""The demo behind `make demo`: a naive reward is exploited, a hardened grader holds.
+"""The demo behind `make demo`: grader cards for naive graders and the hardened ones that replace
+them, on data shipped with the project.
 
-Grades the bundled arithmetic set (honest answers and six kinds of reward hacking, each labelled
-with whether it is really correct) with two graders:
-
-* ``examples/graders/naive_last_number.py:reward``: the last number in the text, 1e-4 tolerance;
-* ``numeric``: truegrade's strict number grader (one final answer, exact, no rescaling).
-
-and prints, side by side, how often each one passes a wrong answer, by kind of hack.
+For each example it builds a card (validity against labels where the data has them, the attack
+library, the item audit) for the naive grader many RL recipes start with, and for truegrade's
+hardened grader, then prints them side by side with the paths of the HTML cards.
 """
 
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
+import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from truegrade import ResultWriter, load_grader, read_samples, run_grader
+from truegrade import load_grader
+from truegrade.card import build_card, write_card
+from truegrade.data import read_samples
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "arith.jsonl"
 OUT = Path("out") / "demo"
 
-GRADERS = {
-    "naive last-number reward": f"{HERE / 'graders' / 'naive_last_number.py'}:reward",
-    "truegrade numeric": "numeric",
-}
+EXAMPLES: list[dict[str, Any]] = [
+    {
+        "name": "math answers",
+        "data": "arith.jsonl",
+        "graders": [
+            ("naive last-number reward", f"{HERE}/graders/naive_last_number.py:reward",
+             {"pass_threshold": 1.0}),
+            ("truegrade math", "math", {}),
+        ],
+    },
+    {
+        "name": "code",
+        "data": "code_tasks.jsonl",
+        "graders": [
+            ("naive exit-code reward", f"{HERE}/graders/exit_code.py:reward", {}),
+            ("truegrade code", "code", {}),
+        ],
+    },
+    {
+        "name": "open questions (rubric)",
+        "data": "advice.jsonl",
+        "graders": [
+            ("naive keyword rubric", f"{HERE}/graders/keyword_rubric.py:reward", {}),
+        ],
+    },
+]
+
+STYLE = {"unsafe": "bold red", "caution": "bold yellow", "holds": "bold green"}
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
 
 
 def main() -> int:
     console = Console()
-    samples = [s for _, s in read_samples(DATA)]
-    OUT.mkdir(parents=True, exist_ok=True)
-    by_kind: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    false_pass: dict[str, int] = {}
-    wrong = sum(1 for s in samples if not s.label)
-    for title, spec in GRADERS.items():
-        grader = (
-            load_grader(spec, pass_threshold=1.0)
-            if spec.endswith(":reward")
-            else (load_grader(spec))
-        )
-        grades = run_grader(grader, samples)
-        slug = title.split()[0]
-        with ResultWriter(OUT / f"{slug}.grades.jsonl", overwrite=True) as out:
-            for sample, grade in zip(samples, grades, strict=True):
-                out.write(sample.id, grade)
-                by_kind[sample.metadata["kind"]][title].append(bool(grade.passed))
-        false_pass[title] = sum(
-            1 for s, g in zip(samples, grades, strict=True) if g.passed and not s.label
-        )
-
-    table = Table(title=f"Wrong answers passed, by kind ({len(samples)} responses, {DATA.name})")
-    table.add_column("response kind")
-    table.add_column("really correct?")
-    for title in GRADERS:
-        table.add_column(title, justify="right")
-    for kind, results in by_kind.items():
-        correct = next(s.label for s in samples if s.metadata["kind"] == kind)
-        cells = []
-        for title in GRADERS:
-            passed = results[title]
-            share = sum(passed) / len(passed)
-            bad = share > 0 and not correct
-            cells.append(f"[{'red' if bad else 'green'}]{share:.0%} passed[/]")
-        table.add_row(kind, "yes" if correct else "no", *cells)
+    table = Table(title="grader cards", title_justify="left")
+    for column in ("example", "grader", "verdict", "false passes", "items exploited",
+                   "worst attack", "items flagged"):
+        table.add_column(column, overflow="fold")
+    cards: list[str] = []
+    started = time.perf_counter()
+    for example in EXAMPLES:
+        rows = [s for _, s in read_samples(HERE / "data" / example["data"])]
+        for title, spec, options in example["graders"]:
+            console.print(f"[dim]{example['name']}: carding {title}...[/]")
+            grader = load_grader(spec, **options)
+            card = build_card(grader, rows, title=title, data_name=f"examples/data/"
+                              f"{example['data']}", reruns=2)
+            slug = title.replace(" ", "_").replace("-", "_")
+            paths = write_card(card, OUT / f"{slug}.html")
+            v = card.verdict
+            table.add_row(
+                example["name"], title, f"[{STYLE[v.status]}]{v.status}[/]",
+                _pct(v.validity.value) if v.validity.measured else "n/a",
+                _pct(v.exploitability.value), v.worst_attack or "-",
+                _pct(v.soundness.value),
+            )
+            cards.append(f"{v.status:7s} {paths['html']}")
     console.print(table)
-    for title in GRADERS:
-        rate = false_pass[title] / wrong
-        console.print(
-            f"{title}: false pass rate {rate:.0%} ({false_pass[title]} of {wrong} "
-            "wrong answers rewarded)"
-        )
-    console.print(f"results written to {OUT}/")
+    for line in cards:
+        console.print(f"  {line}", highlight=False)
+    console.print(f"built in {time.perf_counter() - started:.0f} s; each card has a Markdown "
+                  "twin (.md) and the JSON behind it (.json). Open the .html files in a browser.")
     return 0
 
 

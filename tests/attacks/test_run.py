@@ -182,3 +182,37 @@ def test_hardened_number_graders_hold_against_the_whole_math_library(spec):
     assert report.exploitability.items_exploited == 0, [
         (a.name, a.example) for a in report.attacks if a.exploited
     ]
+
+
+def test_the_code_grader_holds_against_the_whole_code_library():
+    # also the proof that every code attack is wrong by construction: the hardened grader,
+    # which passes every reference solution, rewards none of them
+    report = run_attacks(load_grader("code"), items("code_tasks.jsonl"))
+    assert report.controls.passed == report.controls.tried == 8
+    assert report.exploitability.items_exploited == 0, [
+        (a.name, a.example) for a in report.attacks if a.exploited]
+    assert sum(a.tried for a in report.attacks) > 150
+
+
+HUMANEVAL = ROOT.parent / "shared" / "data" / "code" / "HumanEval.jsonl.gz"
+
+
+@pytest.mark.shared_data
+@pytest.mark.skipif(not HUMANEVAL.exists(), reason=f"HumanEval not found at {HUMANEVAL}")
+def test_code_attacks_on_humaneval_problems_with_prompt_helpers():
+    import gzip
+
+    wanted = {"HumanEval/32", "HumanEval/38", "HumanEval/50", "HumanEval/0"}
+    rows = []
+    with gzip.open(HUMANEVAL, "rt") as handle:
+        for line in handle:
+            task = json.loads(line)
+            if task["task_id"] in wanted:
+                rows.append(Sample(id=task["task_id"], prompt=task["prompt"],
+                                   reference={"entry_point": task["entry_point"],
+                                              "check": task["test"]},
+                                   metadata={"canonical_solution": task["canonical_solution"]}))
+    report = run_attacks(load_grader("code"), rows)
+    assert report.controls.passed == report.controls.tried == 4
+    assert by_name(report)["redefine_helper"].tried >= 3
+    assert report.exploitability.items_exploited == 0
