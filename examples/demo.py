@@ -28,8 +28,11 @@ EXAMPLES: list[dict[str, Any]] = [
         "name": "math answers",
         "data": "arith.jsonl",
         "graders": [
-            ("naive last-number reward", f"{HERE}/graders/naive_last_number.py:reward",
-             {"pass_threshold": 1.0}),
+            (
+                "naive last-number reward",
+                f"{HERE}/graders/naive_last_number.py:reward",
+                {"pass_threshold": 1.0},
+            ),
             ("truegrade math", "math", {}),
         ],
     },
@@ -60,8 +63,15 @@ def _pct(value: float | None) -> str:
 def main() -> int:
     console = Console()
     table = Table(title="grader cards", title_justify="left")
-    for column in ("example", "grader", "verdict", "false passes", "items exploited",
-                   "worst attack", "items flagged"):
+    for column in (
+        "example",
+        "grader",
+        "verdict",
+        "false passes",
+        "items exploited",
+        "worst attack",
+        "items flagged",
+    ):
         table.add_column(column, overflow="fold")
     cards: list[str] = []
     started = time.perf_counter()
@@ -70,23 +80,29 @@ def main() -> int:
         for title, spec, options in example["graders"]:
             console.print(f"[dim]{example['name']}: carding {title}...[/]")
             grader = load_grader(spec, **options)
-            card = build_card(grader, rows, title=title, data_name=f"examples/data/"
-                              f"{example['data']}", reruns=2)
+            card = build_card(
+                grader, rows, title=title, data_name=f"examples/data/{example['data']}", reruns=2
+            )
             slug = title.replace(" ", "_").replace("-", "_")
             paths = write_card(card, OUT / f"{slug}.html")
             v = card.verdict
             table.add_row(
-                example["name"], title, f"[{STYLE[v.status]}]{v.status}[/]",
+                example["name"],
+                title,
+                f"[{STYLE[v.status]}]{v.status}[/]",
                 _pct(v.validity.value) if v.validity.measured else "n/a",
-                _pct(v.exploitability.value), v.worst_attack or "-",
+                _pct(v.exploitability.value),
+                v.worst_attack or "-",
                 _pct(v.soundness.value),
             )
             cards.append(f"{v.status:7s} {paths['html']}")
     console.print(table)
     for line in cards:
         console.print(f"  {line}", highlight=False)
-    console.print(f"built in {time.perf_counter() - started:.0f} s; each card has a Markdown "
-                  "twin (.md) and the JSON behind it (.json). Open the .html files in a browser.")
+    console.print(
+        f"built in {time.perf_counter() - started:.0f} s; each card has a Markdown "
+        "twin (.md) and the JSON behind it (.json). Open the .html files in a browser."
+    )
     return 0
 
 

@@ -190,7 +190,8 @@ def test_the_code_grader_holds_against_the_whole_code_library():
     report = run_attacks(load_grader("code"), items("code_tasks.jsonl"))
     assert report.controls.passed == report.controls.tried == 8
     assert report.exploitability.items_exploited == 0, [
-        (a.name, a.example) for a in report.attacks if a.exploited]
+        (a.name, a.example) for a in report.attacks if a.exploited
+    ]
     assert sum(a.tried for a in report.attacks) > 150
 
 
@@ -208,10 +209,14 @@ def test_code_attacks_on_humaneval_problems_with_prompt_helpers():
         for line in handle:
             task = json.loads(line)
             if task["task_id"] in wanted:
-                rows.append(Sample(id=task["task_id"], prompt=task["prompt"],
-                                   reference={"entry_point": task["entry_point"],
-                                              "check": task["test"]},
-                                   metadata={"canonical_solution": task["canonical_solution"]}))
+                rows.append(
+                    Sample(
+                        id=task["task_id"],
+                        prompt=task["prompt"],
+                        reference={"entry_point": task["entry_point"], "check": task["test"]},
+                        metadata={"canonical_solution": task["canonical_solution"]},
+                    )
+                )
     report = run_attacks(load_grader("code"), rows)
     assert report.controls.passed == report.controls.tried == 4
     assert by_name(report)["redefine_helper"].tried >= 3

@@ -206,12 +206,18 @@ def test_the_card_command_writes_three_files(tmp_path):
 
 
 def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_path):
-    result = subprocess.run([sys.executable, str(EXAMPLES / "demo.py")], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "COLUMNS": "200"})
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "demo.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert result.returncode == 0, result.stderr
-    verdicts = dict(line.split()[::-1] for line in result.stdout.splitlines()
-                    if line.strip().endswith(".html"))
+    verdicts = dict(
+        line.split()[::-1] for line in result.stdout.splitlines() if line.strip().endswith(".html")
+    )
     for path, status in verdicts.items():
         expected = "holds" if "truegrade_" in path else "unsafe"
         assert status == expected, (path, status)
