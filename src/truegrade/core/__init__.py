@@ -5,7 +5,7 @@
 graders are found by name through the registry and imported only when asked for.
 """
 
-from truegrade.core._compose import AllOf, Gate, WeightedSum, part_name
+from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum, part_name
 from truegrade.core._errors import DataError, EngineError, OutputError, SpecError, TruegradeError
 from truegrade.core._grade import Flag, Grade
 from truegrade.core._grader import (
@@ -26,6 +26,7 @@ __all__ = [
     "Content",
     "DataError",
     "EngineError",
+    "Ensemble",
     "Flag",
     "Gate",
     "Grade",

@@ -1,9 +1,11 @@
 """Composition: build one grader out of several, keeping each part's verdict visible.
 
 ``Gate`` zeroes the score when a check fails (format gates, length caps), ``WeightedSum`` mixes
-scores, ``AllOf`` passes only when every part passes. Each part's score lands in ``subscores``
-under the part's name (nested parts as ``outer.inner``), every part's flags are kept, and an error
-in any part is an error of the whole: a composed grader never hides a part that could not grade.
+scores, ``AllOf`` passes only when every part passes, ``Ensemble`` combines several scorers
+(mean, worst case, uncertainty-penalised) and reports their disagreement. Each part's score lands
+in ``subscores`` under the part's name (nested parts as ``outer.inner``), every part's flags are
+kept, and an error in any part is an error of the whole: a composed grader never hides a part
+that could not grade.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from truegrade.core._grade import Flag, Grade
 from truegrade.core._grader import BaseGrader, Grader, run_grader
 from truegrade.core._sample import Sample
 
-__all__ = ["AllOf", "Gate", "WeightedSum", "part_name"]
+__all__ = ["AllOf", "Ensemble", "Gate", "WeightedSum", "part_name"]
 
 
 def part_name(grader: object) -> str:
@@ -222,6 +224,85 @@ class AllOf(BaseGrader):
                     subscores=subscores,
                     flags=flags,
                     explanation=explanation,
+                    error=error,
+                    latency_ms=latency,
+                )
+            )
+        return out
+
+
+class Ensemble(BaseGrader):
+    """Several graders (reward models, judges, anything) scored as one, with their disagreement.
+
+    ``combine`` is ``mean``; ``min`` (worst case: the optimizer must fool every member); or
+    ``uncertainty`` (``mean - lam * variance`` across members, penalising responses the members
+    disagree on). The members' scores, their standard deviation (``disagreement``) and their
+    range (``spread``) are reported per item in ``subscores``: disagreement rising during
+    training is the signal the monitor watches. Ensembles reduce overoptimization; they do not
+    remove it.
+
+    Examples:
+        >>> from truegrade import load_grader
+        >>> g = load_grader({"type": "ensemble", "combine": "min",
+        ...                  "members": ["numeric", {"type": "exact", "name": "em"}]})
+    """
+
+    kind = "ensemble"
+    requires_reference = False
+
+    def __init__(
+        self,
+        members: Sequence[Grader],
+        *,
+        combine: str = "mean",
+        lam: float = 1.0,
+        pass_threshold: float | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(name=name)
+        if len(members) < 2:
+            raise SpecError("an ensemble needs at least two members")
+        if combine not in ("mean", "min", "uncertainty"):
+            raise SpecError(f"combine must be mean, min or uncertainty, got {combine!r}")
+        if not lam >= 0:
+            raise SpecError(f"lambda must be >= 0, got {lam}")
+        _unique_names([(part_name(g), g) for g in members])
+        self.members = list(members)
+        self.parts = self.members  # composition walkers see the members
+        self.combine = combine
+        self.lam = lam
+        self.pass_threshold = pass_threshold
+
+    def _precheck(self, sample: Sample) -> Grade | None:
+        return None
+
+    def _grade_valid(self, samples: list[Sample]) -> list[Grade]:
+        results = [(part_name(g), run_grader(g, samples)) for g in self.members]
+        out: list[Grade] = []
+        for i in range(len(samples)):
+            parts = [(name, grades[i]) for name, grades in results]
+            subscores, flags, latency = _merge(parts)
+            error = _errors(parts)
+            scores = [g.score for _, g in parts]
+            mean = sum(scores) / len(scores)
+            variance = sum((s - mean) ** 2 for s in scores) / len(scores)
+            subscores["disagreement"] = variance**0.5
+            subscores["spread"] = max(scores) - min(scores)
+            if self.combine == "mean":
+                score = mean
+            elif self.combine == "min":
+                score = min(scores)
+            else:
+                score = mean - self.lam * variance
+            passed = None if self.pass_threshold is None else score >= self.pass_threshold
+            out.append(
+                Grade(
+                    score=0.0 if error else score,
+                    passed=None if error else passed,
+                    subscores=subscores,
+                    flags=flags,
+                    explanation=f"{self.combine} of {len(scores)} members "
+                    f"(disagreement {subscores['disagreement']:.3g})",
                     error=error,
                     latency_ms=latency,
                 )

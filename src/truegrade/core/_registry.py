@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from truegrade.core._compose import AllOf, Gate, WeightedSum
+from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum
 from truegrade.core._errors import SpecError
 from truegrade.core._grader import Grader
 
@@ -47,7 +47,7 @@ _BUILTIN: dict[str, str] = {
     "math": "truegrade.graders.math:MathGrader.from_options",
     "code": "truegrade.graders.code:CodeGrader.from_options",
 }
-_COMPOSITIONS = ("gate", "weighted", "all_of")
+_COMPOSITIONS = ("gate", "weighted", "all_of", "ensemble")
 _registered: dict[str, GraderFactory | str] = {}
 
 
@@ -248,6 +248,28 @@ def _build_composition(
         return Gate(
             _part(data["check"], base_dir=base_dir, where=f"{where}.check"),
             _part(data["then"], base_dir=base_dir, where=f"{where}.then"),
+            name=name,
+        )
+    if kind == "ensemble":
+        members = data.pop("members", None)
+        if not isinstance(members, list) or len(members) < 2:
+            raise SpecError(f"{where}: an ensemble needs a list 'members' of two or more specs")
+        combine = data.pop("combine", "mean")
+        lam = data.pop("lambda", 1.0)
+        threshold = data.pop("pass_threshold", None)
+        if data:
+            raise SpecError(
+                f"{where}: ensemble takes members, combine, lambda, pass_threshold, "
+                f"name; unknown: {sorted(data)}"
+            )
+        return Ensemble(
+            [
+                _part(m, base_dir=base_dir, where=f"{where}.members[{i}]")
+                for i, m in enumerate(members)
+            ],
+            combine=combine,
+            lam=float(lam),
+            pass_threshold=threshold,
             name=name,
         )
     parts = data.pop("parts", None)

@@ -28,6 +28,7 @@ __all__ = [
     "Metric",
     "SliceReport",
     "ValidationReport",
+    "field_value",
     "label_verdict",
     "validate_grades",
 ]
@@ -168,7 +169,8 @@ def _slice(
     )
 
 
-def _field(sample: Sample, path: str) -> str:
+def field_value(sample: Sample, path: str) -> str:
+    """A dotted field of a sample as text, for slicing (``metadata.subject``)."""
     value: Any = sample.model_dump()
     for part in path.split("."):
         if not isinstance(value, dict) or part not in value:
@@ -208,7 +210,7 @@ def validate_grades(
     for path in by:
         groups: dict[str, list[int]] = {}
         for i, s in enumerate(items):
-            groups.setdefault(_field(s, path), []).append(i)
+            groups.setdefault(field_value(s, path), []).append(i)
         slices[path] = {
             value: _slice(
                 [items[i] for i in idx], [marks[i] for i in idx], threshold, label_threshold
