@@ -23,6 +23,7 @@ PACKAGES = [
     "truegrade.bench",
     "truegrade.attacks",
     "truegrade.stats",
+    "truegrade.lc",
     "truegrade.cli",
 ]
 
