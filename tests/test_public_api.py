@@ -24,6 +24,9 @@ PACKAGES = [
     "truegrade.attacks",
     "truegrade.stats",
     "truegrade.lc",
+    "truegrade.judge",
+    "truegrade.graders.judge",
+    "truegrade.simulator",
     "truegrade.cli",
 ]
 

@@ -45,6 +45,7 @@ _BUILTIN: dict[str, str] = {
     "json": "truegrade.graders.match:JsonGrader.from_options",
     "python": "truegrade.graders.python:PythonGrader.from_options",
     "math": "truegrade.graders.math:MathGrader.from_options",
+    "judge": "truegrade.graders.judge:JudgeGrader.from_options",
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of")
 _registered: dict[str, GraderFactory | str] = {}
