@@ -10,6 +10,8 @@ from truegrade._version import __version__
 from truegrade.cli._attack import attack_command
 from truegrade.cli._bench import bench_app
 from truegrade.cli._grade import grade_command
+from truegrade.cli._lc import bias_command, lc_command
+from truegrade.cli._simulate import simulate_judge_command
 
 __all__ = ["app", "main"]
 
@@ -43,6 +45,9 @@ def _root(
 app.command("grade")(grade_command)
 app.command("attack")(attack_command)
 app.add_typer(bench_app, name="bench")
+app.command("lc")(lc_command)
+app.command("bias")(bias_command)
+app.command("simulate-judge")(simulate_judge_command)
 
 
 def main() -> None:

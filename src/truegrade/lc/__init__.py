@@ -19,12 +19,15 @@ from truegrade.lc._fit import (
     LeaderboardAgreement,
     ModelLC,
     compare_to_leaderboard,
+    lc_win_rates_against,
     length_controlled,
 )
 from truegrade.lc._glm import FitResult, fit_logistic, sigmoid
 from truegrade.lc._io import (
+    JudgeVerdicts,
     markdown_headers,
     markdown_list_items,
+    read_judge_verdicts,
     read_leaderboard,
     read_preferences,
 )
@@ -33,6 +36,7 @@ from truegrade.lc._table import PreferenceTable
 __all__ = [
     "BiasReport",
     "FitResult",
+    "JudgeVerdicts",
     "LCOptions",
     "LCReport",
     "LeaderboardAgreement",
@@ -41,11 +45,13 @@ __all__ = [
     "bias_report",
     "compare_to_leaderboard",
     "fit_logistic",
+    "lc_win_rates_against",
     "length_controlled",
     "length_preference",
     "markdown_headers",
     "markdown_list_items",
     "position_preference",
+    "read_judge_verdicts",
     "read_leaderboard",
     "read_preferences",
     "score_length_correlation",

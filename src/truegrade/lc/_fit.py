@@ -57,6 +57,7 @@ __all__ = [
     "LeaderboardAgreement",
     "ModelLC",
     "compare_to_leaderboard",
+    "lc_win_rates_against",
     "length_controlled",
 ]
 
@@ -455,6 +456,26 @@ def _baseline_entry(
         c=None,
         converged=True,
     )
+
+
+def lc_win_rates_against(report: LCReport, other: str) -> dict[str, float]:
+    """Every model's LC win rate (percent) against ``other``, another model of the report.
+
+    Both were fitted against the report's baseline, so the comparison goes through the fitted
+    coefficients (AlpacaEval's ``predict_winrate``): for ``m`` against ``o``,
+    ``mean_x sigmoid((theta_m - theta_o) + (psi_m - psi_o) * gamma_x)`` over every instruction.
+    """
+    entries = {e.model: e.coefficients for e in report.models}
+    if other not in entries:
+        raise KeyError(f"{other!r} is not a model of this report")
+    gamma = np.array(list(report.instruction_difficulty.values()))
+    base = entries[other]
+    out = {}
+    for name, coef in entries.items():
+        theta = coef["model"] - base["model"]
+        psi = coef["instruction_difficulty"] - base["instruction_difficulty"]
+        out[name] = 100 * float(sigmoid(theta + psi * gamma).mean())
+    return out
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,14 @@ import numpy as np
 from truegrade.core import DataError
 from truegrade.lc._table import PreferenceTable
 
-__all__ = ["markdown_headers", "markdown_list_items", "read_leaderboard", "read_preferences"]
+__all__ = [
+    "JudgeVerdicts",
+    "markdown_headers",
+    "markdown_list_items",
+    "read_judge_verdicts",
+    "read_leaderboard",
+    "read_preferences",
+]
 
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
 _HEADER = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.MULTILINE)
@@ -160,8 +168,9 @@ def read_preferences(path: str | Path, *, baseline: str | None = None) -> Prefer
         if baseline not in (first, second):
             continue
         flip = first != baseline  # the baseline is the second output: turn the row around
-        # 'model' names the run when the generator's own name is generic ('example')
-        model = str(_first(row, "model") or (first if flip else second))
+        # 'model' names the run of the second generator when its own name is generic
+        # ('example'); a turned-around row's model is the first generator
+        model = first if flip else str(_first(row, "model") or second)
         value = _first(row, "preference")
         if value is None:
             continue
@@ -233,3 +242,102 @@ def read_leaderboard(
     except (OSError, StopIteration, csv.Error) as exc:
         raise DataError(f"cannot read leaderboard: {exc or 'empty file'}", path=str(p)) from None
     return out
+
+
+@dataclass(frozen=True)
+class JudgeVerdicts:
+    """What a file of verdicts holds, in the shapes ``bias_report`` takes.
+
+    Attributes:
+        table: Pairwise verdicts (one row per judge and order for a grades file).
+        consistent: Per judged pair, 1 when both orders agreed (grades files only).
+        consistency_clusters: The pair of each ``consistent`` value.
+        scores / score_lengths / score_clusters: Pointwise raw scores and response lengths.
+        skipped: Rows without a verdict (graded with an error).
+    """
+
+    table: PreferenceTable | None = None
+    consistent: list[float] = field(default_factory=list)
+    consistency_clusters: list[str] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    score_lengths: list[float] = field(default_factory=list)
+    score_clusters: list[str] = field(default_factory=list)
+    skipped: int = 0
+
+
+_ORDERS = {".candidate_first": True, ".candidate_second": False}
+
+
+def _grades_verdicts(rows: list[tuple[int, dict[str, Any]]]) -> JudgeVerdicts:
+    """Verdicts from the ``judge`` grader's results file (``truegrade grade --out``)."""
+    cols: dict[str, list[Any]] = {k: [] for k in ("judge", "id", "pref", "ours", "theirs", "first")}
+    pointwise: dict[str, list[Any]] = {k: [] for k in ("score", "chars", "id")}
+    consistency: dict[str, list[Any]] = {k: [] for k in ("value", "id")}
+    skipped = 0
+    for _, row in rows:
+        subscores = row.get("subscores") or {}
+        if row.get("error") is not None or not isinstance(subscores, dict):
+            skipped += 1
+            continue
+        sample = str(row.get("id"))
+        if "raw_score" in subscores and "candidate_chars" in subscores:
+            pointwise["score"].append(float(subscores["raw_score"]))
+            pointwise["chars"].append(float(subscores["candidate_chars"]))
+            pointwise["id"].append(sample)
+        if "position_consistency" in subscores:
+            consistency["value"].append(float(subscores["position_consistency"]))
+            consistency["id"].append(sample)
+        for key, value in subscores.items():
+            for suffix, candidate_first in _ORDERS.items():
+                if key.endswith(suffix) and "candidate_chars" in subscores:
+                    cols["judge"].append(key.removesuffix(suffix))
+                    cols["id"].append(sample)
+                    cols["pref"].append(float(value))
+                    cols["ours"].append(float(subscores["candidate_chars"]))
+                    cols["theirs"].append(float(subscores.get("baseline_chars", 0.0)))
+                    cols["first"].append(candidate_first)
+    table = None
+    if cols["judge"]:
+        table = PreferenceTable(
+            models=np.array(cols["judge"], dtype=str),
+            instructions=np.array(cols["id"], dtype=str),
+            preference=np.array(cols["pref"], dtype=np.float64),
+            model_chars=np.array(cols["ours"], dtype=np.float64),
+            baseline_chars=np.array(cols["theirs"], dtype=np.float64),
+            baseline="baseline",
+            first_is_model=np.array(cols["first"], dtype=bool),
+        )
+    return JudgeVerdicts(
+        table=table,
+        consistent=consistency["value"],
+        consistency_clusters=consistency["id"],
+        scores=pointwise["score"],
+        score_lengths=pointwise["chars"],
+        score_clusters=pointwise["id"],
+        skipped=skipped,
+    )
+
+
+def read_judge_verdicts(path: str | Path, *, baseline: str | None = None) -> JudgeVerdicts:
+    """Verdicts for a bias report: a ``judge`` grades file, or pairwise verdicts in one of the
+    shapes ``read_preferences`` reads (the file's rows say which).
+
+    Raises:
+        DataError: the file cannot be read or holds neither shape.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("no such file", path=str(p))
+    name = p.name.removesuffix(".gz")
+    if not name.endswith(".csv"):
+        rows = list(_records(p))
+        if rows and all(isinstance(r, Mapping) and "subscores" in r for _, r in rows):
+            verdicts = _grades_verdicts(rows)
+            if verdicts.table is None and not verdicts.scores:
+                raise DataError(
+                    "these grades carry no judge verdicts (candidate_first / candidate_second "
+                    "or raw_score subscores, with candidate_chars)",
+                    path=str(p),
+                )
+            return verdicts
+    return JudgeVerdicts(table=read_preferences(p, baseline=baseline))
