@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 from rich.markdown import Markdown
 
-from truegrade.bench import DEFAULT_MATH_DATA, BenchReport, run_engine_bench, run_math_bench
+from truegrade.bench import (
+    DEFAULT_MATH_DATA,
+    BenchReport,
+    run_engine_bench,
+    run_judge_bench,
+    run_math_bench,
+)
 from truegrade.cli._common import err_console, fail, out_console
 
 __all__ = ["bench_app"]
@@ -78,3 +84,25 @@ def bench_math(
         "(listed in the JSON)",
         highlight=False,
     )
+
+
+@bench_app.command("judge")
+def bench_judge(
+    items: Annotated[int, typer.Option(help="Judgments per run.", min=50)] = 2000,
+    latency_ms: Annotated[
+        float, typer.Option(help="The simulated judge's latency per request.", min=0)
+    ] = 200.0,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight.", min=1)] = 256,
+    repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """Judge grader throughput (live and cached) versus plain openai-SDK loops, one simulator."""
+    report = run_judge_bench(
+        items=items,
+        latency_ms=latency_ms,
+        concurrency=concurrency,
+        repeats=repeats,
+        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+    )
+    _emit(report, out)
+    out_console.print(f"errors: {report.details['errors']}", highlight=False)

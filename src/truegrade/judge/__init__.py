@@ -10,11 +10,12 @@ from truegrade.judge._cache import JudgeCache, default_cache_path
 from truegrade.judge._client import EndpointConfig, JudgeClient
 from truegrade.judge._errors import JudgeRequestError, RequestErrorKind
 from truegrade.judge._limits import RateLimiter, TokenBucket
-from truegrade.judge._types import ChatRequest, Completion, TokenLogprob
+from truegrade.judge._types import ChatRequest, CompactLogprobs, Completion, TokenLogprob
 from truegrade.judge._usage import Usage
 
 __all__ = [
     "ChatRequest",
+    "CompactLogprobs",
     "Completion",
     "EndpointConfig",
     "JudgeCache",

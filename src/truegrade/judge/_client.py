@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import os
 import random
+import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +44,20 @@ __all__ = ["EndpointConfig", "JudgeClient"]
 
 _POOL = 16
 _MAX_RETRY_AFTER_S = 120.0
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One certificate-verifying TLS context for every client of the process: loading the CA
+    bundle takes tens of milliseconds, too long to repeat for each connection pool."""
+    context = ssl.create_default_context()
+    try:
+        import certifi  # the CA bundle the HTTP client would load itself
+
+        context.load_verify_locations(certifi.where())
+    except (ImportError, OSError):
+        pass  # the system's CA store, as loaded above
+    return context
 
 
 class EndpointConfig(BaseModel):
@@ -165,7 +181,7 @@ class JudgeClient:
                         max_retries=0,  # retries are ours: they must see 429s and count attempts
                         default_headers=self.config.headers or None,
                         http_client=DefaultAsyncHttpxClient(
-                            limits=limits, timeout=self.config.timeout_s
+                            limits=limits, timeout=self.config.timeout_s, verify=_tls_context()
                         ),
                     )
                 )
@@ -281,6 +297,8 @@ class JudgeClient:
         content = (choice.get("logprobs") or {}).get("content")
         tokens = None
         if isinstance(content, list):
+            if request.logprobs_tail is not None:
+                content = content[-request.logprobs_tail :] if request.logprobs_tail else []
             tokens = tuple(
                 TokenLogprob(
                     str(t["token"]),

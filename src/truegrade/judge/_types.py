@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
 
-__all__ = ["ChatRequest", "Completion", "TokenLogprob"]
+__all__ = ["ChatRequest", "CompactLogprobs", "Completion", "TokenLogprob"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class ChatRequest:
         seed: Sampling seed, for endpoints that honour one (part of the cache key either way).
         logprobs: Ask for token log-probabilities.
         top_logprobs: Alternatives per token, with ``logprobs``.
+        logprobs_tail: Keep (and cache) the log-probabilities of the last N tokens only (None:
+            all). Most uses read the end of an answer; a full set is hundreds of tokens with
+            their alternatives, and decoding it dominates the cost of a cached answer.
         template_version: Which prompt template built the messages (part of the cache key, so
             a template change never reuses verdicts given to the old one).
     """
@@ -36,6 +40,7 @@ class ChatRequest:
     seed: int | None = 0
     logprobs: bool = False
     top_logprobs: int | None = None
+    logprobs_tail: int | None = None
     template_version: str = ""
 
     def cache_key(self, model: str) -> str:
@@ -50,6 +55,7 @@ class ChatRequest:
                 "max_tokens": self.max_tokens,
                 "logprobs": self.logprobs,
                 "top_logprobs": self.top_logprobs,
+                "logprobs_tail": self.logprobs_tail,
             },
             "seed": self.seed,
         }
@@ -72,6 +78,34 @@ class TokenLogprob:
     top: tuple[tuple[str, float], ...] = ()
 
 
+class CompactLogprobs(Sequence[TokenLogprob]):
+    """Cached log-probabilities, decoded token by token as they are read (a reader of the
+    answer's last line touches a handful of them)."""
+
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> TokenLogprob: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TokenLogprob]: ...
+
+    def __getitem__(self, index: int | slice) -> TokenLogprob | Sequence[TokenLogprob]:
+        if isinstance(index, slice):
+            return [self._decode(row) for row in self._rows[index]]
+        return self._decode(self._rows[index])
+
+    @staticmethod
+    def _decode(row: list[Any]) -> TokenLogprob:
+        token, logprob, top = row
+        pairs = tuple((str(top[i]), float(top[i + 1])) for i in range(0, len(top), 2))
+        return TokenLogprob(str(token), float(logprob), pairs)
+
+
 @dataclass(frozen=True)
 class Completion:
     """A judge's answer.
@@ -92,33 +126,34 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reason: str | None = None
-    logprobs: tuple[TokenLogprob, ...] | None = None
+    logprobs: Sequence[TokenLogprob] | None = None
     cached: bool = False
     attempts: int = 1
     latency_ms: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_cache(self) -> dict[str, Any]:
-        """What the cache stores (no timing, no attempt count: those belong to one run)."""
-        data = asdict(self)
-        for key in ("cached", "attempts", "latency_ms", "extra"):
-            data.pop(key)
-        return data
+        """What the cache stores (no timing, no attempt count: those belong to one run).
+        Log-probabilities are stored as compact lists: ``[token, logprob, [alt, lp, ...]]``."""
+        logprobs = None
+        if self.logprobs is not None:
+            logprobs = [
+                [t.token, t.logprob, [x for pair in t.top for x in pair]] for t in self.logprobs
+            ]
+        return {
+            "text": self.text,
+            "model": self.model,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "finish_reason": self.finish_reason,
+            "logprobs": logprobs,
+        }
 
     @classmethod
     def from_cache(cls, data: dict[str, Any]) -> Completion:
         """Rebuild a cached completion (marked ``cached``, zero attempts)."""
         logprobs = data.get("logprobs")
-        tokens = None
-        if logprobs is not None:
-            tokens = tuple(
-                TokenLogprob(
-                    str(t["token"]),
-                    float(t["logprob"]),
-                    tuple((str(a), float(b)) for a, b in t.get("top", ())),
-                )
-                for t in logprobs
-            )
+        tokens = None if logprobs is None else CompactLogprobs(logprobs)
         return cls(
             text=str(data.get("text", "")),
             model=str(data.get("model", "")),

@@ -95,6 +95,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
+_VERDICT_TOKENS = 32
 _MASTER_KEYS = {
     "solution",
     "answer",
@@ -113,6 +114,16 @@ def _content_free(text: str) -> bool:
     if not any(ch.isalnum() for ch in stripped):
         return True
     return " ".join(stripped.lower().rstrip(":.!").split()) in _MASTER_KEYS
+
+
+async def _gather(coros: list[Coroutine[Any, Any, T]]) -> list[T | BaseException]:
+    """``gather(return_exceptions=True)``, without a task per coroutine when there is one."""
+    if len(coros) == 1:
+        try:
+            return [await coros[0]]
+        except Exception as exc:
+            return [exc]
+    return list(await asyncio.gather(*coros, return_exceptions=True))
 
 
 class _NoVerdict(Exception):
@@ -263,12 +274,11 @@ class JudgeGrader(BaseGrader):
                 *flags,
                 latency_ms=elapsed(),
             )
-        outcomes = await asyncio.gather(
-            *(
+        outcomes = await _gather(
+            [
                 self._ask(judge, clients[judge.label], sample, candidate, baseline)
                 for judge in self.judges
-            ),
-            return_exceptions=True,
+            ]
         )
         results: list[_JudgeResult] = []
         for judge, outcome in zip(self.judges, outcomes, strict=True):
@@ -312,6 +322,8 @@ class JudgeGrader(BaseGrader):
             seed=options.seed,
             logprobs=options.logprobs,
             top_logprobs=options.top_logprobs if options.logprobs else None,
+            # the verdict is the answer's last line: its tokens are all that is read
+            logprobs_tail=_VERDICT_TOKENS if options.logprobs else None,
             template_version=self.prompts.version,
         )
         completion: Completion = await client.complete(request)

@@ -44,9 +44,22 @@ _GRADER = r"(?:evaluator|grader|judge|assessor|rater|annotator|scorer|reviewer)s
 _GRADING_ROLE = r"(?:evaluator|grader|assessor|rater|annotator|scorer)s?"
 _SCORE_NOUN = r"(?:score|marks?|points|rating|grade|verdict)"
 
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+_Triggers = tuple[tuple[str, ...], ...]
+
+_SCORES = ("score", "mark", "point", "rating", "grade", "verdict")
+_ROLES = ("evaluator", "grader", "judge", "assessor", "rater", "annotator", "scorer", "reviewer")
+
+# (kind, pattern, triggers): a pattern runs only when, for every group of its triggers, one of
+# them occurs in the lower-cased text. Substring tests are a C loop, while most patterns begin
+# with a word boundary and an alternation that the regex engine tries at every position: the
+# triggers turn a scan of a long answer from hundreds of microseconds into a few.
+_PATTERNS: list[tuple[str, re.Pattern[str], _Triggers]] = [
     # -- forged verdicts ---------------------------------------------------------------------
-    ("verdict_syntax", re.compile(r"\[\[\s*(?:\d{1,3}(?:\.\d+)?|[ABC]|tie)\s*\]\]", re.I)),
+    (
+        "verdict_syntax",
+        re.compile(r"\[\[\s*(?:\d{1,3}(?:\.\d+)?|[ABC]|tie)\s*\]\]", re.I),
+        (("[[",),),
+    ),
     (
         "verdict_syntax",
         re.compile(
@@ -55,6 +68,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"yes|no|correct|incorrect)\s*(?:\]\]?)?[ \t*_.]*$",
             re.I | re.M,
         ),
+        (("rating", "score", "grade", "verdict", "result", "judgement", "judgment"), (":", "=")),
     ),
     (
         "verdict_syntax",
@@ -63,13 +77,29 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"better_response)[\"']\s*:\s*(?:true|false|[\"'][^\"'\n]{0,12}[\"']|\d)",
             re.I,
         ),
+        (
+            (
+                "criteria_met",
+                "winner",
+                "verdict",
+                "passed",
+                "is_correct",
+                "preference",
+                "better_resp",
+            ),
+        ),
     ),
-    ("verdict_syntax", re.compile(r"\bGRADE\s*:\s*[CIP]\b")),
+    (
+        "verdict_syntax",
+        re.compile(r"\bGRADE\s*:\s*[CIP]\b"),
+        (("grade",),),
+    ),
     (
         "verdict_syntax",
         re.compile(
             r"\bfinal verdict\s*(?:is)?\s*:?\s*(?:\[\[|response [AB]\b|output \(?[ab]\)?)", re.I
         ),
+        (("final verdict",),),
     ),
     # -- instructions addressed to the grader ------------------------------------------------
     (
@@ -79,6 +109,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:previous|prior|above|preceding|earlier|foregoing|former)\b",
             re.I,
         ),
+        (("ignore",),),
     ),
     (
         "instruction_to_grader",
@@ -88,6 +119,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"|(?:^|[\[(<{{!\-]\s*){_GRADER}\s*:",
             re.I | re.M,
         ),
+        (_ROLES,),
     ),
     (
         "instruction_to_grader",
@@ -96,6 +128,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"\b(?:full|maximum|max|highest(?: possible)?|perfect|top)\s+{_SCORE_NOUN}",
             re.I,
         ),
+        (("full", "max", "highest", "perfect", "top"), _SCORES),
     ),
     (
         "instruction_to_grader",
@@ -106,6 +139,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"the (?:best|winner))",
             re.I,
         ),
+        (
+            (
+                "flawless",
+                "perfect",
+                "fully correct",
+                "correct and complete",
+                "a 10",
+                "full",
+                "the best",
+                "the winner",
+            ),
+            ("answer", "response", "output", "solution"),
+        ),
     ),
     (
         "instruction_to_grader",
@@ -115,6 +161,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:are|is)\s+(?:outdated|obsolete|void|cancelled|replaced)",
             re.I,
         ),
+        (("override", "grading", "scoring", "evaluation"),),
     ),
     # -- breaking out of the prompt ----------------------------------------------------------
     (
@@ -124,6 +171,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"user|assistant)\|>|\[/?INST\]|<</?SYS>>|<<<(?:BEGIN|END)\s",
             re.I,
         ),
+        (("<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<<<begin", "<<<end"),),
     ),
     (
         "template_break",
@@ -132,6 +180,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"candidate|assistant_response|model_output)(?:_[ab12])?>",
             re.I,
         ),
+        (("<",),),
     ),
     (
         "template_break",
@@ -141,14 +190,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|\bmodel_identifier\b|\[the (?:start|end) of (?:assistant|reference)",
             re.I | re.M,
         ),
+        (("#", "model_identifier", "[the start", "[the end"),),
     ),
 ]
+
+
+_ALL_TRIGGERS = frozenset(t for _, _, groups in _PATTERNS for group in groups for t in group)
 
 
 def find_injections(text: str, *, limit: int = 5) -> list[InjectionFinding]:
     """Suspicious spans in ``text``, at most ``limit`` of them, in order of appearance."""
     found: list[InjectionFinding] = []
-    for kind, pattern in _PATTERNS:
+    lowered = text.lower()
+    present = {t for t in _ALL_TRIGGERS if t in lowered}
+    for kind, pattern, triggers in _PATTERNS:
+        if any(present.isdisjoint(group) for group in triggers):
+            continue
         match = pattern.search(text)
         if match is not None:
             snippet = " ".join(match.group(0).split())[:60]

@@ -102,6 +102,22 @@ def parse_verdict(text: str, mode: Mode, scale: tuple[int, int] = (1, 10)) -> Ve
     return _check(mode, match.group(2), scale)
 
 
+_PAIR_LABELS = {"a": "A", "b": "B", "tie": "tie", "c": "tie", "draw": "tie"}
+_YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
+
+
+def _label(text: str, mode: Mode, lo: int, hi: int) -> str | None:
+    """The verdict an alternative token spells, if any (a fast ``_check`` for single tokens:
+    a verdict's alternatives are looked at for every graded sample)."""
+    if mode == "score":
+        if not text or not text.replace(".", "", 1).isdigit():
+            return None
+        number = float(text)
+        return f"{number:g}" if lo <= number <= hi else None
+    table = _PAIR_LABELS if mode == "pairwise" else _YES_NO
+    return table.get(text.lower())
+
+
 def _verdict_position(tokens: Sequence[TokenLogprob], value: str) -> int:
     """Index of the last generated token that spells the verdict value."""
     target = value.strip().lower()
@@ -128,10 +144,11 @@ def soft_verdict(
     if at < 0:
         return None
     mass: dict[str, float] = {}
+    lo, hi = scale
     for token, logprob in tokens[at].top or ((tokens[at].token, tokens[at].logprob),):
-        checked = _check(mode, token.strip().strip('"'), scale)
-        if checked is not None:
-            mass[checked.value] = mass.get(checked.value, 0.0) + math.exp(logprob)
+        key = _label(token.strip().strip('"'), mode, lo, hi)
+        if key is not None:
+            mass[key] = mass.get(key, 0.0) + math.exp(logprob)
     total = sum(mass.values())
     if total <= 0:
         return None
