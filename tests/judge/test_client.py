@@ -68,7 +68,7 @@ def test_a_storm_longer_than_the_retry_budget_fails_with_its_kind(simulator):
 
 def test_server_errors_are_retried_and_client_errors_are_not(simulator):
     flaky, _ = config(simulator, error_rate=0.5)
-    _, results = run(flaky.model_copy(update={"max_retries": 8}), [request(i) for i in range(20)])
+    _, results = run(flaky.model_copy(update={"max_retries": 20}), [request(i) for i in range(20)])
     assert all(not isinstance(r, Exception) for r in results)
     assert any(r.attempts > 1 for r in results)
     bad, tag = config(simulator, fail_first=5, fail_status=400)
@@ -210,3 +210,16 @@ def test_a_limiter_is_shared_across_event_loops():
     asyncio.run(take(110))
     asyncio.run(take(10))  # a new loop: no asyncio object of the old one is reused
     assert limiter.waited_s > 0
+
+
+def test_a_real_key_is_sent_only_where_it_belongs(monkeypatch):
+    from truegrade.judge._client import _api_key
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real")
+    monkeypatch.setenv("LOCAL_KEY", "local-secret")
+    local = EndpointConfig(base_url="http://127.0.0.1:8000/v1", model="m")
+    assert _api_key(local) == "not-needed"  # never OpenAI's key to another host
+    assert _api_key(EndpointConfig(model="m")) == "sk-real"  # api.openai.com by default
+    named = EndpointConfig(base_url="http://gpu:8000/v1", model="m", api_key_env="LOCAL_KEY")
+    assert _api_key(named) == "local-secret"
+    assert "local-secret" not in named.model_dump_json()

@@ -27,6 +27,7 @@ import random
 import ssl
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -60,6 +61,15 @@ def _tls_context() -> ssl.SSLContext:
     return context
 
 
+def _api_key(config: EndpointConfig) -> str:
+    """The key for this endpoint: from the named variable; OpenAI's own variable only for
+    OpenAI's own host (local servers take any key, and should never receive a real one)."""
+    name = config.api_key_env
+    if name is None and urlsplit(config.base_url).hostname == "api.openai.com":
+        name = "OPENAI_API_KEY"
+    return (os.environ.get(name, "") if name else "") or "not-needed"
+
+
 class EndpointConfig(BaseModel):
     """Where a judge lives and how hard to push it.
 
@@ -67,8 +77,9 @@ class EndpointConfig(BaseModel):
         base_url: The OpenAI-compatible API root (``http://localhost:8000/v1`` for vLLM);
             ``endpoint`` is accepted as its name too.
         model: The model name to request.
-        api_key_env: Name of the environment variable holding the key (local servers need none;
-            the key itself never appears in a config or a spec).
+        api_key_env: Name of the environment variable holding the key; the key itself never
+            appears in a config or a spec. Unset, ``OPENAI_API_KEY`` is used for
+            ``api.openai.com`` only, so a key is never sent to another host unless named.
         headers: Extra HTTP headers sent with every request.
         timeout_s: Per-request timeout.
         max_retries: Retries after the first attempt (429, 5xx, timeouts, connection errors).
@@ -85,7 +96,7 @@ class EndpointConfig(BaseModel):
         validation_alias=AliasChoices("base_url", "endpoint"),
     )
     model: str = Field(min_length=1)
-    api_key_env: str | None = "OPENAI_API_KEY"
+    api_key_env: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=6, ge=0)
@@ -166,7 +177,7 @@ class JudgeClient:
 
             pools = max(1, -(-self.config.concurrency // _POOL))
             size = -(-self.config.concurrency // pools)
-            key = os.environ.get(self.config.api_key_env or "", "") or "not-needed"
+            key = _api_key(self.config)
             for _ in range(pools):
                 # every connection of a pool stays alive between requests (the SDK keeps 100
                 # per client): reopening connections under load is all handshakes

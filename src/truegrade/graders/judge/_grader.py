@@ -95,7 +95,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
-_VERDICT_TOKENS = 32
+_VERDICT_TOKENS = 16
 _MASTER_KEYS = {
     "solution",
     "answer",

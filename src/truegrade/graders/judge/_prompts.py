@@ -20,6 +20,7 @@ A template is text with placeholders: ``{instruction}``, ``{response}``, ``{refe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -140,7 +141,7 @@ class PromptBuilder:
         if wrong:
             raise SpecError(f"placeholders {sorted(wrong)} do not belong in a {self.mode} template")
 
-    @property
+    @functools.cached_property
     def version(self) -> str:
         """A short hash of everything but the data: the template version in cache keys."""
         text = "\0".join([SYSTEM_PROMPT, self.template, verdict_instruction(self.mode, self.scale)])

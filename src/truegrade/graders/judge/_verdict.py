@@ -12,6 +12,7 @@ verdict: the expected score over the scale, P(yes), or P(A) / P(B) / P(tie).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -106,12 +107,18 @@ _PAIR_LABELS = {"a": "A", "b": "B", "tie": "tie", "c": "tie", "draw": "tie"}
 _YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
 
 
+@functools.cache
+def _scale_labels(lo: int, hi: int) -> dict[str, str]:
+    return {str(v): str(v) for v in range(lo, hi + 1)}
+
+
 def _label(text: str, mode: Mode, lo: int, hi: int) -> str | None:
     """The verdict an alternative token spells, if any (a fast ``_check`` for single tokens:
     a verdict's alternatives are looked at for every graded sample)."""
     if mode == "score":
-        if not text or not text.replace(".", "", 1).isdigit():
-            return None
+        label = _scale_labels(lo, hi).get(text)
+        if label is not None or not text or not text.replace(".", "", 1).isdigit():
+            return label
         number = float(text)
         return f"{number:g}" if lo <= number <= hi else None
     table = _PAIR_LABELS if mode == "pairwise" else _YES_NO
