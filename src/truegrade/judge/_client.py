@@ -80,7 +80,8 @@ class EndpointConfig(BaseModel):
         api_key_env: Name of the environment variable holding the key; the key itself never
             appears in a config or a spec. Unset, ``OPENAI_API_KEY`` is used for
             ``api.openai.com`` only, so a key is never sent to another host unless named.
-        headers: Extra HTTP headers sent with every request.
+        headers: Extra HTTP headers sent with every request (not for credentials: a grader's
+            spec, headers included, is recorded with its results).
         timeout_s: Per-request timeout.
         max_retries: Retries after the first attempt (429, 5xx, timeouts, connection errors).
         backoff_initial_s / backoff_max_s: Exponential backoff with full jitter between retries.

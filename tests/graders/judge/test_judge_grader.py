@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-import os
 import random
 from pathlib import Path
 
@@ -428,7 +427,22 @@ def test_a_yaml_spec_with_a_template_file(simulator, tmp_path):
     assert isinstance(grader, JudgeGrader)
     grade = grader.grade({"id": 1, "response": "words"})
     assert grade.error is None and grade.passed is not None
-    assert (tmp_path / "cache.sqlite").exists()
-    assert os.environ.get("OPENAI_API_KEY", "") not in json.dumps(
-        grader.spec
-    ) or not os.environ.get("OPENAI_API_KEY")
+    assert (tmp_path / "cache.sqlite").exists()  # relative to the spec file
+    assert grader.spec["template"] == "rate.txt"
+
+
+def test_a_bug_while_reading_one_verdict_fails_that_sample_only(simulator, monkeypatch):
+    import truegrade.graders.judge._grader as module
+
+    real = module.soft_verdict
+
+    def flaky(tokens, verdict, mode, scale):
+        if verdict.score % 2:  # odd scores: about half the samples
+            raise ZeroDivisionError("planted")
+        return real(tokens, verdict, mode, scale)
+
+    monkeypatch.setattr(module, "soft_verdict", flaky)
+    grades = judge(simulator).grade_batch(pairs(20, seed=9))
+    broken = [g for g in grades if g.error is not None]
+    assert all("grader_exception" in g.flags and "planted" in g.error for g in broken)
+    assert 0 < len(broken) < len(grades)

@@ -299,6 +299,13 @@ class JudgeGrader(BaseGrader):
                     *flags,
                     latency_ms=elapsed(),
                 )
+            if isinstance(outcome, Exception):  # a bug, not a judge failure: this sample only
+                return Grade.failure(
+                    f"judge {judge.label!r}: {type(outcome).__name__}: {outcome}",
+                    Flag.GRADER_EXCEPTION,
+                    *flags,
+                    latency_ms=elapsed(),
+                )
             if isinstance(outcome, BaseException):
                 raise outcome
             results.append(outcome)
