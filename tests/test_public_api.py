@@ -32,6 +32,10 @@ PACKAGES = [
     "truegrade.stats",
     "truegrade.goodhart",
     "truegrade.report",
+    "truegrade.lc",
+    "truegrade.judge",
+    "truegrade.graders.judge",
+    "truegrade.simulator",
     "truegrade.cli",
 ]
 

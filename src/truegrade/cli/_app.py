@@ -13,9 +13,11 @@ from truegrade.cli._bench import bench_app
 from truegrade.cli._card import card_command
 from truegrade.cli._doctor import doctor_command
 from truegrade.cli._grade import grade_command
+from truegrade.cli._lc import bias_command, lc_command
 from truegrade.cli._monitor import monitor_command
 from truegrade.cli._overopt import overopt_command
 from truegrade.cli._serve import serve_command
+from truegrade.cli._simulate import simulate_judge_command
 from truegrade.cli._validate import validate_command
 
 __all__ = ["app", "main"]
@@ -57,6 +59,9 @@ app.command("serve")(serve_command)
 app.command("card")(card_command)
 app.command("doctor")(doctor_command)
 app.add_typer(bench_app, name="bench")
+app.command("lc")(lc_command)
+app.command("bias")(bias_command)
+app.command("simulate-judge")(simulate_judge_command)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from truegrade.bench import (
     run_code_bench,
     run_engine_bench,
     run_goodhart_bench,
+    run_judge_bench,
     run_math_bench,
     run_serve_bench,
 )
@@ -159,3 +160,25 @@ def bench_code(
     except (ImportError, FileNotFoundError) as exc:
         fail(str(exc))
     _emit(report, out)
+
+
+@bench_app.command("judge")
+def bench_judge(
+    items: Annotated[int, typer.Option(help="Judgments per run.", min=50)] = 2000,
+    latency_ms: Annotated[
+        float, typer.Option(help="The simulated judge's latency per request.", min=0)
+    ] = 200.0,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight.", min=1)] = 256,
+    repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """Judge grader throughput (live and cached) versus plain openai-SDK loops, one simulator."""
+    report = run_judge_bench(
+        items=items,
+        latency_ms=latency_ms,
+        concurrency=concurrency,
+        repeats=repeats,
+        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+    )
+    _emit(report, out)
+    out_console.print(f"errors: {report.details['errors']}", highlight=False)

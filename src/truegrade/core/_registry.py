@@ -46,6 +46,7 @@ _BUILTIN: dict[str, str] = {
     "python": "truegrade.graders.python:PythonGrader.from_options",
     "math": "truegrade.graders.math:MathGrader.from_options",
     "code": "truegrade.graders.code:CodeGrader.from_options",
+    "judge": "truegrade.graders.judge:JudgeGrader.from_options",
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of", "ensemble")
 _registered: dict[str, GraderFactory | str] = {}

@@ -27,6 +27,7 @@ __all__ = [
     "grade_from_outcome",
     "grade_from_verdict",
     "set_timeout",
+    "validate_options",
     "verdict",
     "walk",
 ]
@@ -62,6 +63,25 @@ class GraderOptions(BaseModel):
     max_response_chars: int | None = Field(default=None, gt=0)
     timeout_s: float | None = Field(default=None, gt=0)
     execution: Literal["process", "inline"] | None = None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_options(model: type[M], options: dict[str, Any]) -> M:
+    """A spec's options as ``model``, or a ``SpecError`` naming every bad or unknown option."""
+    try:
+        return model.model_validate(options)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "options"
+            if err["type"] == "extra_forbidden":
+                known = ", ".join(sorted(model.model_fields))
+                problems.append(f"unknown option {where!r} (options: {known})")
+            else:
+                problems.append(f"option {where!r}: {err['msg']}")
+        raise SpecError("; ".join(problems)) from None
 
 
 def verdict(
@@ -143,19 +163,7 @@ class KernelGrader(BaseGrader):
     @classmethod
     def from_options(cls: type[G], options: dict[str, Any], base_dir: Path | None = None) -> G:
         """Build from a spec's options, with a clear error for unknown or invalid ones."""
-        try:
-            opts = cls.Options.model_validate(options)
-        except ValidationError as exc:
-            problems = []
-            for err in exc.errors():
-                where = ".".join(str(p) for p in err["loc"]) or "options"
-                if err["type"] == "extra_forbidden":
-                    known = ", ".join(sorted(cls.Options.model_fields))
-                    problems.append(f"unknown option {where!r} (options: {known})")
-                else:
-                    problems.append(f"option {where!r}: {err['msg']}")
-            raise SpecError("; ".join(problems)) from None
-        return cls(opts, base_dir=base_dir)
+        return cls(validate_options(cls.Options, options), base_dir=base_dir)
 
     def _safe_execution(self) -> Literal["process", "inline"]:
         return self.default_execution

@@ -14,6 +14,7 @@ from truegrade.validate._validate import (
     Metric,
     SliceReport,
     ValidationReport,
+    field_value,
     label_verdict,
     validate_grades,
 )

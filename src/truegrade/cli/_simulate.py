@@ -1,0 +1,57 @@
+"""``truegrade simulate-judge``: serve the judge simulator in the foreground."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from pydantic import ValidationError
+
+from truegrade.cli._common import err_console, fail, parse_pairs
+
+__all__ = ["simulate_judge_command"]
+
+
+def simulate_judge_command(
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    config: Annotated[
+        Path | None, typer.Option(help="YAML file of simulator behaviours (SimulatorConfig).")
+    ] = None,
+    set_: Annotated[
+        list[str],
+        typer.Option(
+            "--set", "-s", help="A behaviour KEY=VALUE (repeatable), e.g. -s position_bias=0.8."
+        ),
+    ] = [],
+) -> None:
+    """Serve a simulated, deliberately flawed LLM judge on an OpenAI-compatible endpoint.
+
+    A simulator for tests and demos, not a model: verdicts are scripted from a hash of each
+    response and the behaviours configured (position and length bias, obeying injections,
+    self-preference, latency, 500s, 429s, hangs). Point a judge grader at http://HOST:PORT/v1.
+    """
+    from truegrade.simulator import SimulatorConfig, serve
+
+    values: dict[str, object] = {}
+    if config is not None:
+        try:
+            loaded = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            fail(f"cannot read {config}: {exc}")
+        if not isinstance(loaded, dict):
+            fail(f"{config} must hold a mapping of behaviours")
+        values.update(loaded)
+    values.update(parse_pairs(set_, "--set"))
+    try:
+        settings = SimulatorConfig.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        fail(f"behaviour {'.'.join(map(str, first['loc']))!r}: {first['msg']}")
+    err_console.print(
+        f"judge simulator (not a model) on http://{host}:{port}/v1; Ctrl-C stops it",
+        highlight=False,
+    )
+    serve(settings, host=host, port=port)

@@ -1,0 +1,39 @@
+"""``judge``: LLM judges and juries with bias controls (fenced candidates, final-verdict parsing,
+injection flags, both-order pairwise judging, juries, a self-preference guard, logprob scores).
+
+The grader talks to endpoints through ``truegrade.judge.JudgeClient``; the prompt, verdict and
+injection logic lives here and is usable on its own (``find_injections``, ``parse_verdict``).
+"""
+
+from truegrade.graders.judge._family import KNOWN_FAMILIES, model_family
+from truegrade.graders.judge._grader import JudgeFlag, JudgeGrader, run_sync
+from truegrade.graders.judge._injection import InjectionFinding, find_injections
+from truegrade.graders.judge._options import JudgeEndpoint, JudgeOptions
+from truegrade.graders.judge._prompts import (
+    BUILTIN_TEMPLATES,
+    SYSTEM_PROMPT,
+    PromptBuilder,
+    fence,
+    verdict_instruction,
+)
+from truegrade.graders.judge._verdict import Verdict, parse_verdict, soft_verdict
+
+__all__ = [
+    "BUILTIN_TEMPLATES",
+    "KNOWN_FAMILIES",
+    "SYSTEM_PROMPT",
+    "InjectionFinding",
+    "JudgeEndpoint",
+    "JudgeFlag",
+    "JudgeGrader",
+    "JudgeOptions",
+    "PromptBuilder",
+    "Verdict",
+    "fence",
+    "find_injections",
+    "model_family",
+    "parse_verdict",
+    "run_sync",
+    "soft_verdict",
+    "verdict_instruction",
+]

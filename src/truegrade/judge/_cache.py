@@ -1,0 +1,102 @@
+"""``JudgeCache``: a content-addressed SQLite store of judge completions, so a rerun is free.
+
+Keys are ``ChatRequest.cache_key``: a hash of the model, template version, messages, sampling
+parameters and seed. Values are the completions as JSON. The database runs in WAL mode, so
+several processes can read while one writes, and a killed run keeps every answer it committed.
+
+The cache also keeps one random secret, created with the database. Graders derive the fences
+around untrusted text from it: stable across reruns (so the cache hits) but unguessable by the
+text being fenced. The secret never leaves the database file and never enters a key.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["JudgeCache", "default_cache_path"]
+
+
+def default_cache_path() -> Path:
+    """``$XDG_CACHE_HOME/truegrade/judge.sqlite`` (``~/.cache/...`` when unset)."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "truegrade" / "judge.sqlite"
+
+
+class JudgeCache:
+    """A SQLite cache of completions, safe to share between threads and processes.
+
+    Args:
+        path: The database file (created with its directory), or ``":memory:"``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS completions "
+            "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
+        )
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),)
+        )
+        self._db.commit()
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()
+        self._secret = bytes.fromhex(row[0])
+        self.hits = 0
+        self.misses = 0
+
+    def __repr__(self) -> str:
+        return f"JudgeCache({self.path!r})"
+
+    @property
+    def secret(self) -> bytes:
+        """The database's random secret (for deriving unguessable, stable fences)."""
+        return self._secret
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored completion for ``key``, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+        value: dict[str, Any] = json.loads(row[0])
+        return value
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Store a completion (committed at once: a killed run keeps it)."""
+        text = json.dumps(value, ensure_ascii=False)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO completions VALUES (?, ?, ?)", (key, text, time.time())
+            )
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0])
+
+    def clear(self) -> None:
+        """Forget every completion (the secret stays)."""
+        with self._lock:
+            self._db.execute("DELETE FROM completions")
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,23 @@
+"""A judge simulator: a local OpenAI-compatible server that behaves like a flawed LLM judge.
+
+It is a simulator, not a model: its verdicts are scripted from a hash of each response (the
+"true quality", see ``true_quality``) and from the behaviours switched on in ``SimulatorConfig``
+(position bias, length bias, obeying injected instructions, self-preference, latency, 500s, 429s,
+hangs, logprobs). Tests and the demo start it with ``run_simulator`` to show that each control
+of the ``judge`` grader detects and corrects the bias it claims to; ``truegrade simulate-judge``
+serves it in the foreground. Nothing in truegrade's graders depends on it.
+"""
+
+from truegrade.simulator._config import SimulatorConfig
+from truegrade.simulator._judge import Reply, judge_reply, true_quality
+from truegrade.simulator._server import SimulatorHandle, run_simulator, serve
+
+__all__ = [
+    "Reply",
+    "SimulatorConfig",
+    "SimulatorHandle",
+    "judge_reply",
+    "run_simulator",
+    "serve",
+    "true_quality",
+]
