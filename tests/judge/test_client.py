@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -108,13 +109,16 @@ def test_concurrency_is_bounded(simulator):
 
 def test_requests_per_minute_are_respected(simulator):
     # 1,200/min is 20/s with one second of burst: 50 requests cannot take less than ~1.5 s
+    # (measured from the client's start: the first request may reach the server late, while
+    # it connects, so the server's first arrival is not where the budget starts)
     cfg, tag = config(simulator)
+    start = time.monotonic()
     _, results = run(
         cfg.model_copy(update={"requests_per_minute": 1200}), [request(i) for i in range(50)]
     )
     assert all(not isinstance(r, Exception) for r in results)
+    assert time.monotonic() - start >= (50 - 20) / 20 * 0.95
     arrivals = sorted(simulator.stats(tag)["arrivals"])
-    assert arrivals[-1] - arrivals[0] >= (50 - 20) / 20 * 0.9
     # no one-second window holds more than the burst plus a second's rate (20 + 20, and one
     # for the clock's granularity)
     assert max(sum(1 for t in arrivals if s <= t < s + 1) for s in arrivals) <= 41
