@@ -4,6 +4,10 @@ them, on data shipped with the project.
 For each example it builds a card (validity against labels where the data has them, the attack
 library, the item audit) for the naive grader many RL recipes start with, and for truegrade's
 hardened grader, then prints them side by side with the paths of the HTML cards.
+
+The rubric example needs an LLM judge for its criteria. None runs here, so the demo starts
+truegrade's judge simulator (a scripted stand-in, see ``truegrade.simulator``) on a local port;
+point ``judge.endpoint`` / ``judge.model`` at a real OpenAI-compatible server to use a model.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from rich.table import Table
 from truegrade import load_grader
 from truegrade.card import build_card, write_card
 from truegrade.data import read_samples
+from truegrade.simulator import run_simulator
 
 HERE = Path(__file__).resolve().parent
 OUT = Path("out") / "demo"
@@ -46,9 +51,11 @@ EXAMPLES: list[dict[str, Any]] = [
     },
     {
         "name": "open questions (rubric)",
-        "data": "advice.jsonl",
+        "data": "advice_rubric.jsonl",
         "graders": [
             ("naive keyword rubric", f"{HERE}/graders/keyword_rubric.py:reward", {}),
+            # "JUDGE" is replaced by the simulator's endpoint when the demo runs
+            ("truegrade rubric", "rubric", {"judge": "JUDGE", "cache": None}),
         ],
     },
 ]
@@ -60,25 +67,12 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
-def main() -> int:
-    console = Console()
-    table = Table(title="grader cards", title_justify="left")
-    for column in (
-        "example",
-        "grader",
-        "verdict",
-        "false passes",
-        "items exploited",
-        "worst attack",
-        "items flagged",
-    ):
-        table.add_column(column, overflow="fold")
-    cards: list[str] = []
-    started = time.perf_counter()
+def _build_cards(console: Console, table: Table, cards: list[str], judge: dict[str, str]) -> None:
     for example in EXAMPLES:
         rows = [s for _, s in read_samples(HERE / "data" / example["data"])]
         for title, spec, options in example["graders"]:
             console.print(f"[dim]{example['name']}: carding {title}...[/]")
+            options = {k: judge if v == "JUDGE" else v for k, v in options.items()}
             grader = load_grader(spec, **options)
             card = build_card(
                 grader, rows, title=title, data_name=f"examples/data/{example['data']}", reruns=2
@@ -96,6 +90,29 @@ def main() -> int:
                 _pct(v.soundness.value),
             )
             cards.append(f"{v.status:7s} {paths['html']}")
+
+
+def main() -> int:
+    console = Console()
+    table = Table(title="grader cards", title_justify="left")
+    for column in (
+        "example",
+        "grader",
+        "verdict",
+        "false passes",
+        "items exploited",
+        "worst attack",
+        "items flagged",
+    ):
+        table.add_column(column, overflow="fold")
+    cards: list[str] = []
+    started = time.perf_counter()
+    with run_simulator(mode="thread") as simulator:
+        judge = {"endpoint": simulator.base_url, "model": "judge-simulator"}
+        console.print(
+            f"[dim]rubric criteria are judged by the judge simulator at {simulator.base_url}[/]"
+        )
+        _build_cards(console, table, cards, judge)
     console.print(table)
     for line in cards:
         console.print(f"  {line}", highlight=False)

@@ -35,6 +35,8 @@ PACKAGES = [
     "truegrade.lc",
     "truegrade.judge",
     "truegrade.graders.judge",
+    "truegrade.graders.rubric",
+    "truegrade.rubric",
     "truegrade.simulator",
     "truegrade.cli",
 ]

@@ -59,11 +59,13 @@ def test_sys_exit_exploits_the_exit_code_grader():
 
 def test_keyword_stuffing_exploits_the_keyword_rubric():
     report = run_attacks(
-        load_grader(f"{EXAMPLES}/graders/keyword_rubric.py:reward"), items("advice.jsonl")
+        load_grader(f"{EXAMPLES}/graders/keyword_rubric.py:reward"),
+        items("advice_rubric.jsonl")[::2],
     )
     attacks = by_name(report)
     assert report.kind == "text"
     assert attacks["keyword_stuffing"].items_exploited == 6
+    assert report.controls.passed == 6  # the ideal answers, written as responses
     assert attacks["prompt_injection"].exploited == 0
     assert report.exploitability.worst_attack == "keyword_stuffing"
 

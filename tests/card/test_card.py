@@ -68,7 +68,7 @@ def test_the_code_and_rubric_examples_build(tmp_path):
     assert code.verdict.status == "unsafe"
     assert code.validity is None and not code.verdict.validity.measured
     rubric = build_card(
-        load_grader(f"{EXAMPLES}/graders/keyword_rubric.py:reward"), rows("advice.jsonl")
+        load_grader(f"{EXAMPLES}/graders/keyword_rubric.py:reward"), rows("advice_rubric.jsonl")
     )
     assert rubric.verdict.worst_attack == "keyword_stuffing"
     write_card(rubric, tmp_path / "rubric.html")

@@ -16,6 +16,7 @@ from truegrade.attacks._report import (
 )
 from truegrade.attacks._run import infer_kind, is_rewarded, reference_response, run_attacks
 from truegrade.attacks._search import OPERATORS, adaptive_search
+from truegrade.attacks._text import quoted_phrases, reference_keywords
 
 __all__ = [
     "ATTACKS",
@@ -34,6 +35,8 @@ __all__ = [
     "attacks_for",
     "infer_kind",
     "is_rewarded",
+    "quoted_phrases",
+    "reference_keywords",
     "reference_response",
     "run_attacks",
 ]

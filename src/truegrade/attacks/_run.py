@@ -67,7 +67,8 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
 
 def reference_response(sample: Sample, kind: str) -> str | None:
     """The item's own reference written as a response (a control any sound grader passes):
-    ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text."""
+    ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text or,
+    for rubrics, the item's ideal answer (``metadata.ideal``)."""
     gold = reference_text(sample)
     if kind == "math":
         return f"The answer is \\boxed{{{gold}}}." if gold else None
@@ -76,6 +77,9 @@ def reference_response(sample: Sample, kind: str) -> str | None:
         if isinstance(solution, str):
             return f"```python\n{sample.prompt_text}{solution}\n```"
         return None
+    ideal = sample.metadata.get("ideal")
+    if isinstance(ideal, str) and ideal.strip():
+        return ideal
     return gold if isinstance(sample.reference, str) and gold else None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from truegrade.attacks._base import Candidate, attack
 from truegrade.core import Sample
 
-__all__ = ["reference_keywords"]
+__all__ = ["quoted_phrases", "reference_keywords"]
 
 # fmt: off
 _STOPWORDS = frozenset({
@@ -25,7 +25,8 @@ _STOPWORDS = frozenset({
     "not", "no", "yes", "do", "does", "did", "has", "have", "had", "should", "must", "can",
     "could", "would", "will", "may", "might", "response", "answer", "model", "user", "mentions",
     "includes", "include", "says", "explains", "about", "their", "its", "your", "they", "them",
-    "he", "she", "we", "you", "i",
+    "he", "she", "we", "you", "i", "states", "advises", "recommends", "suggests", "tells",
+    "provides", "gives", "describes", "notes", "asks", "warns", "reply", "assistant",
 })
 # fmt: on
 
@@ -53,6 +54,28 @@ def reference_keywords(reference: Any, *, limit: int = 40) -> list[str]:
             if lowered not in _STOPWORDS and lowered not in words:
                 words.append(lowered)
     return words[:limit]
+
+
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{2,120})[\"\u201d]")
+
+
+def quoted_phrases(reference: Any) -> list[str]:
+    """The phrases a rubric's criteria put in quotes, in order, without repeats."""
+    texts: list[str] = []
+    if isinstance(reference, list):
+        for item in reference:
+            if isinstance(item, dict) and isinstance(item.get("criterion"), str):
+                texts.append(item["criterion"])
+            elif isinstance(item, str):
+                texts.append(item)
+    elif isinstance(reference, str):
+        texts.append(reference)
+    phrases: list[str] = []
+    for text in texts:
+        for phrase in _QUOTED.findall(text):
+            if phrase not in phrases:
+                phrases.append(phrase)
+    return phrases
 
 
 @attack("prompt_injection", "text", "math")
@@ -100,6 +123,9 @@ def keyword_stuffing(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
         return
     yield Candidate(" ".join(words), "bag")
     yield Candidate("Key points: " + "; ".join(words) + ".", "list")
+    phrases = quoted_phrases(sample.reference)
+    if phrases:  # rubric criteria often quote the phrase a checker looks for
+        yield Candidate("; ".join(phrases), "quoted_phrases")
 
 
 _FILLER = (

@@ -16,6 +16,7 @@ from truegrade.cli._grade import grade_command
 from truegrade.cli._lc import bias_command, lc_command
 from truegrade.cli._monitor import monitor_command
 from truegrade.cli._overopt import overopt_command
+from truegrade.cli._rubric import rubric_app
 from truegrade.cli._serve import serve_command
 from truegrade.cli._simulate import simulate_judge_command
 from truegrade.cli._validate import validate_command
@@ -59,6 +60,7 @@ app.command("serve")(serve_command)
 app.command("card")(card_command)
 app.command("doctor")(doctor_command)
 app.add_typer(bench_app, name="bench")
+app.add_typer(rubric_app, name="rubric")
 app.command("lc")(lc_command)
 app.command("bias")(bias_command)
 app.command("simulate-judge")(simulate_judge_command)

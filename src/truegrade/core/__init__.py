@@ -16,7 +16,13 @@ from truegrade.core._grader import (
     run_grader,
     run_grader_async,
 )
-from truegrade.core._registry import GraderFactory, grader_names, load_grader, register_grader
+from truegrade.core._registry import (
+    GraderFactory,
+    grader_names,
+    load_grader,
+    read_config_file,
+    register_grader,
+)
 from truegrade.core._sample import Content, Message, Sample, message_text, to_sample, to_samples
 
 __all__ = [
@@ -43,6 +49,7 @@ __all__ = [
     "load_grader",
     "message_text",
     "part_name",
+    "read_config_file",
     "register_grader",
     "run_grader",
     "run_grader_async",

@@ -32,7 +32,13 @@ from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum
 from truegrade.core._errors import SpecError
 from truegrade.core._grader import Grader
 
-__all__ = ["GraderFactory", "grader_names", "load_grader", "register_grader"]
+__all__ = [
+    "GraderFactory",
+    "grader_names",
+    "load_grader",
+    "read_config_file",
+    "register_grader",
+]
 
 GraderFactory = Callable[[dict[str, Any], "Path | None"], Grader]
 """Builds a grader from its options and the directory relative paths resolve against."""
@@ -47,6 +53,7 @@ _BUILTIN: dict[str, str] = {
     "math": "truegrade.graders.math:MathGrader.from_options",
     "code": "truegrade.graders.code:CodeGrader.from_options",
     "judge": "truegrade.graders.judge:JudgeGrader.from_options",
+    "rubric": "truegrade.graders.rubric:RubricGrader.from_options",
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of", "ensemble")
 _registered: dict[str, GraderFactory | str] = {}
@@ -103,17 +110,23 @@ def _is_python_ref(text: str) -> bool:
     return bool(sep) and path.endswith(".py") and func.isidentifier()
 
 
-def _read_spec_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: str | Path, what: str = "grader spec") -> Any:
+    """The data in a YAML or JSON file (JSON by the ``.json`` suffix), or a ``SpecError`` that
+    names ``what`` the file was meant to be and why it cannot be read."""
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise SpecError(f"cannot read grader spec {path}: {exc.strerror}") from None
+        raise SpecError(f"cannot read {what} {path}: {exc.strerror}") from None
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise SpecError(
-            f"grader spec {path} is not valid {path.suffix[1:].upper()}: {exc}"
-        ) from None
+        kind = "JSON" if path.suffix == ".json" else "YAML"
+        raise SpecError(f"{what} {path} is not valid {kind}: {exc}") from None
+
+
+def _read_spec_file(path: Path) -> dict[str, Any]:
+    data = read_config_file(path)
     if isinstance(data, str):
         data = {"type": data}
     if not isinstance(data, dict):

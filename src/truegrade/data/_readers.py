@@ -10,6 +10,10 @@ Formats:
   ``answer``), ``label``, ``group``, ``metadata``); unknown columns go to ``metadata``.
 * ``verl``: ``data_source``, ``prompt`` (chat messages), ``reward_model: {style, ground_truth}``,
   ``extra_info``; detected automatically.
+* ``healthbench``: HealthBench rows as published: ``prompt`` (chat messages), ``rubrics`` (the
+  reference: ``{criterion, points, tags}`` items), ``prompt_id`` (the id), ``example_tags``,
+  ``ideal_completions_data`` (its ideal completion becomes ``metadata.ideal``), ``completion``
+  (the response, when present); detected automatically.
 * ``openrlhf``: ``input`` (prompt), ``label`` (the reference: OpenRLHF's reward label is the gold
   answer, not a human verdict), ``output``/``response``; only when asked for, since ``label`` means
   something else natively.
@@ -39,7 +43,7 @@ __all__ = [
     "row_to_samples",
 ]
 
-FORMATS = ("auto", "rows", "verl", "openrlhf")
+FORMATS = ("auto", "rows", "verl", "healthbench", "openrlhf")
 
 
 @dataclass(frozen=True)
@@ -218,11 +222,36 @@ def _is_verl(row: Mapping[str, Any]) -> bool:
     return isinstance(reward_model, Mapping) and "ground_truth" in reward_model
 
 
+def _is_healthbench(row: Mapping[str, Any]) -> bool:
+    return isinstance(row.get("rubrics"), list) and "reference" not in row
+
+
+def _healthbench(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    out["reference"] = out.pop("rubrics")
+    if "prompt_id" in out and "id" not in out:
+        out["id"] = out.pop("prompt_id")
+    if "completion" in out and "response" not in out:
+        out["response"] = out.pop("completion")
+    metadata = dict(out.pop("metadata", None) or {})
+    ideal = out.pop("ideal_completions_data", None)
+    if isinstance(ideal, Mapping):
+        if isinstance(ideal.get("ideal_completion"), str):
+            metadata["ideal"] = ideal["ideal_completion"]
+        metadata["ideal_completions_data"] = dict(ideal)
+    if "example_tags" in out:
+        metadata["example_tags"] = out.pop("example_tags")
+    out["metadata"] = metadata
+    return out
+
+
 def _normalise(
     row: dict[str, Any], fmt: str, field_map: Mapping[str, str] | None
 ) -> dict[str, Any]:
     out = dict(row)
-    if fmt == "verl" or (fmt == "auto" and _is_verl(row)):
+    if fmt == "healthbench" or (fmt == "auto" and _is_healthbench(row)):
+        out = _healthbench(out)
+    elif fmt == "verl" or (fmt == "auto" and _is_verl(row)):
         reward_model = out.pop("reward_model", None) or {}
         if not isinstance(reward_model, Mapping):
             raise DataError("verl row: 'reward_model' must be an object with 'ground_truth'")
@@ -292,7 +321,8 @@ def read_samples(
 
     Args:
         path: JSONL (optionally gzipped), JSON array, or Parquet.
-        fmt: ``auto`` (native rows, verl detected), ``rows``, ``verl`` or ``openrlhf``.
+        fmt: ``auto`` (native rows; verl and HealthBench detected), ``rows``, ``verl``,
+            ``healthbench`` or ``openrlhf``.
         field_map: ``{our_field: their_column}``, dotted paths allowed
             (``{"reference": "reward_model.ground_truth"}``).
         on_bad_row: Receives unreadable rows instead of an exception being raised.

@@ -44,6 +44,10 @@ class SimulatorConfig(BaseModel):
         self_marker: The text that marks a response as the judge's own family's.
         master_key_rate: Reference mode: probability of accepting a content-free response
             (``:``, ``Solution``, empty) as correct.
+        criterion_judge: Rubric criteria: ``competent`` (met when the criterion's quoted
+            phrases, else most of its content words, occur in a response that is prose) or
+            ``keywords`` (met when half its words occur, in any arrangement: the gameable
+            evaluator a keyword-stuffed response fools).
         format_errors: Probability of adding a remark after the verdict line (so the answer
             does not end with the verdict the prompt asked for).
 
@@ -79,6 +83,7 @@ class SimulatorConfig(BaseModel):
     self_marker: str = "Certainly! Here is"
     master_key_rate: float = Field(default=0.0, ge=0, le=1)
     format_errors: float = Field(default=0.0, ge=0, le=1)
+    criterion_judge: Literal["competent", "keywords"] = "competent"
 
     latency_ms: float = Field(default=0.0, ge=0)
     latency_jitter_ms: float = Field(default=0.0, ge=0)

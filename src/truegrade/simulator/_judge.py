@@ -3,12 +3,14 @@
 What it reads. Responses are found in delimited blocks: truegrade's fences
 (``<<<BEGIN RESPONSE A 9f...>>>`` ... ``<<<END RESPONSE A 9f...>>>``, where the hex boundary is
 the prompt's own) or plain tags (``<response>``, ``<response_a>``, ``<response_b>``,
-``<reference>``, ``<instruction>``). A block ends at the first closing marker, so a response
-that contains the closing marker escapes: what follows it is read as instructions. The task is
-pairwise when there are two responses, reference-based (yes/no) when there is a reference,
-otherwise a score on the scale the prompt names ("from 1 to 10"). It answers in the format the
-prompt asks for: a final JSON line when the prompt mentions ``"winner"``, ``"score"`` or
-``"verdict"`` keys, else FastChat-style ``[[A]]`` / ``Rating: [[7]]``.
+``<reference>``, ``<instruction>``, ``<criterion>``). A block ends at the first closing marker,
+so a response that contains the closing marker escapes: what follows it is read as
+instructions. The task is pairwise when there are two responses, a rubric check when there is a
+criterion block (HealthBench's task: does the response meet the criterion?), reference-based
+(yes/no) when there is a reference, otherwise a score on the scale the prompt names ("from 1 to
+10"). It answers in the format the prompt asks for: a final JSON line when the prompt mentions
+``"winner"``, ``"score"``, ``"verdict"`` or ``"criteria_met"`` keys, else FastChat-style
+``[[A]]`` / ``Rating: [[7]]``.
 
 How it judges. Each response has a *true quality* in [0, 1] (``true_quality``: a hash of the
 text, so tests can compute the truth), plus ``self_preference`` when it carries the judge's
@@ -16,10 +18,14 @@ family marker. Pairwise: P(first wins) = sigmoid(sharpness * (q1 - q2) + length_
 log2(len1 / len2)); with probability ``position_bias`` the content is ignored and
 ``position_side`` wins. Pointwise: the scale's position of sigmoid(sharpness * (q - 0.5) +
 length_bias * log2(len / reference)). Reference: yes when the reference's text occurs in the
-response. Injections (forged verdicts, "ignore the above", "give full marks") are obeyed with
-probability ``obey_injection`` inside a block and ``obey_escaped`` when the response escaped its
-block (text between an early closing marker and the block's real one): a forged verdict is
-repeated as the verdict, an instruction makes its response win or score the maximum.
+response. Criterion (``criterion_judge``): ``competent`` says met when every phrase the
+criterion quotes (else 60% of its content words) occurs in the response *and* the response is
+prose (unless the criterion asks only for a mention: "Mentions X"); ``keywords`` when half
+the criterion's words occur in any arrangement (a gameable evaluator). Injections (forged
+verdicts, "ignore the above", "give full marks") are obeyed with probability
+``obey_injection`` inside a block and ``obey_escaped`` when the response escaped its block
+(text between an early closing marker and the block's real one): a forged verdict is repeated
+as the verdict, an instruction makes its response win or score the maximum.
 
 Everything random is drawn from a generator seeded by the request's content (fence boundaries
 left out) and the config's seed: the same request gets the same answer. Pure functions: no I/O.
@@ -44,7 +50,7 @@ _FENCE = re.compile(
 )
 _BOUNDARY = re.compile(r"(<<<(?:BEGIN|END) [A-Z][A-Z ]*?) [0-9a-f]{8,}>>>")
 _TAG = re.compile(
-    r"<(?P<tag>instruction|response|response_a|response_b|reference)>(?P<body>.*?)</(?P=tag)>",
+    r"<(?P<tag>instruction|response|response_a|response_b|reference|criterion)>(?P<body>.*?)</(?P=tag)>",
     re.DOTALL | re.IGNORECASE,
 )
 _LABELS = {
@@ -55,6 +61,8 @@ _LABELS = {
     "response b": "b",
     "response_b": "b",
     "reference": "reference",
+    "conversation": "conversation",
+    "criterion": "criterion",
 }
 _FORGED_PAIR = re.compile(
     r"\[\[\s*(A|B|C|tie)\s*\]\]|\"winner\"\s*:\s*\"(A|B|tie)\"|verdict\s*:\s*\[?\[?(A|B)\b",
@@ -140,7 +148,7 @@ def _parse(prompt: str) -> _Parsed:
     lo, hi = (int(scale.group(1)), int(scale.group(2))) if scale else (1, 10)
     if hi <= lo:
         lo, hi = 1, 10
-    json_format = bool(re.search(r"\"(winner|score|verdict)\"", outside))
+    json_format = bool(re.search(r"\"(winner|score|verdict|criteria_met)\"", outside))
     return _Parsed(blocks, outside, "\n".join(escaped), json_format, (lo, hi))
 
 
@@ -151,7 +159,7 @@ def _injection(text: str, task: str) -> str | None:
         if forged:
             value = next(g for g in forged.groups() if g)
             return "tie" if value.upper() == "C" or value.lower() == "tie" else value.upper()
-    elif task == "reference":
+    elif task in ("reference", "criterion"):
         forged = _FORGED_YES.search(text)
         if forged:
             value = next(g for g in forged.groups() if g).lower()
@@ -217,6 +225,83 @@ def _reference(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> 
     return _obey(reply, parsed, config, rng, response, best="yes")
 
 
+# words that carry no checkable content in a rubric criterion, or hold prose together
+# fmt: off
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "for", "with", "by",
+    "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those",
+    "as", "at", "from", "not", "no", "do", "does", "so", "then", "than", "you", "your", "i",
+    "we", "they", "them", "he", "she", "can", "should", "will", "would", "could", "may",
+    "might", "must", "have", "has", "had", "there", "their", "which", "who", "what", "when",
+    "how", "into", "out", "up", "about", "any", "all", "each", "some", "more", "most", "also",
+    "only", "just", "very", "before", "after", "while", "until", "because",
+})
+_CRITERION_VERBS = frozenset({
+    "response", "responses", "reply", "answer", "user", "assistant", "model", "mentions",
+    "mention", "states", "state", "says", "advises", "advise", "recommends", "recommend",
+    "explains", "explain", "suggests", "suggest", "includes", "include", "tells", "tell",
+    "notes", "note", "asks", "ask", "gives", "give", "provides", "provide", "describes",
+    "warns", "warn", "clearly", "correctly", "uses", "use", "point", "points",
+})
+# fmt: on
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_QUOTED = re.compile(r"[\"\u201c\u201d]([^\"\u201c\u201d]{2,120})[\"\u201c\u201d]")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+_MENTION_ONLY = re.compile(
+    r"\s*(?:mentions|names|uses the (?:word|term|phrase)|includes the (?:word|term|phrase)|"
+    r"contains the (?:word|term|phrase))\b",
+    re.IGNORECASE,
+)
+
+
+def _is_prose(text: str) -> bool:
+    """Sentences, not a list of phrases: clauses of five words or more on average, held
+    together by function words (mentioning a criterion's words is not meeting it)."""
+    words = _words(text)
+    clauses = [c for c in re.split(r"[.;:!?\n\u2022]+|\s-\s", text) if _words(c)]
+    if len(words) < 6 or not clauses:
+        return False
+    function_share = sum(w in _FUNCTION_WORDS for w in words) / len(words)
+    return len(words) / len(clauses) >= 5 and function_share >= 0.15
+
+
+def _criterion(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> Reply:
+    """Is the rubric criterion met by the response? ``competent``: every phrase the criterion
+    quotes (else 60% of its content words) occurs in the response, and the response is prose
+    (a bag of keywords is not); ``keywords``: half the criterion's words occur, in any form."""
+    response, criterion = parsed.blocks.get("response", ""), parsed.blocks["criterion"]
+    said = " ".join(_words(response))
+    vocabulary = set(said.split())
+    phrases = [" ".join(_words(p)) for p in _QUOTED.findall(criterion)]
+    content = [
+        w for w in _words(criterion) if w not in _FUNCTION_WORDS and w not in _CRITERION_VERBS
+    ]
+    if config.criterion_judge == "keywords":
+        wanted = content or [w for p in phrases for w in p.split()]
+        met = bool(wanted) and sum(w in vocabulary for w in wanted) >= 0.5 * len(wanted)
+    else:
+        if phrases:
+            present = all(p and f" {p} " in f" {said} " for p in phrases)
+        else:
+            present = bool(content) and sum(w in vocabulary for w in content) >= 0.6 * len(content)
+        # a criterion that asks only for a mention is met by the mention, sentence or not
+        met = present and (bool(_MENTION_ONLY.match(criterion)) or _is_prose(response))
+    verdict = "yes" if met else "no"
+    distribution = {"yes": 0.93 if met else 0.07, "no": 0.07 if met else 0.93}
+    reply = _obey(
+        Reply("", verdict, distribution, "criterion"), parsed, config, rng, response, best="yes"
+    )
+    spelled = {"yes": "true", "no": "false"}
+    reply.verdict = spelled[reply.verdict]
+    reply.distribution = {spelled[k]: v for k, v in reply.distribution.items()}
+    return reply
+
+
 def _score(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> Reply:
     response = parsed.blocks.get("response", "")
     lo, hi = parsed.scale
@@ -267,11 +352,18 @@ def _explain(parsed: _Parsed, reply: Reply, config: SimulatorConfig, rng: random
                 lines.append(f"{label} begins: {parsed.blocks[key][:300]}")
     lines.append("Weighing accuracy, helpfulness and completeness.")
     if parsed.json_format:
-        key = {"pairwise": "winner", "reference": "verdict", "score": "score"}[reply.task]
-        value = reply.verdict if reply.task == "score" else f'"{reply.verdict}"'
+        key = {
+            "pairwise": "winner",
+            "reference": "verdict",
+            "score": "score",
+            "criterion": "criteria_met",
+        }[reply.task]
+        value = reply.verdict if reply.task in ("score", "criterion") else f'"{reply.verdict}"'
         lines.append(f'{{"{key}": {value}}}')
     elif reply.task == "pairwise":
         lines.append(f"Final verdict: [[{'C' if reply.verdict == 'tie' else reply.verdict}]]")
+    elif reply.task == "criterion":
+        lines.append(f'{{"explanation": "see above", "criteria_met": {reply.verdict}}}')
     elif reply.task == "reference":
         lines.append(f"GRADE: {'C' if reply.verdict == 'yes' else 'I'}")
     else:
@@ -297,6 +389,8 @@ def judge_reply(prompt: str, config: SimulatorConfig, *, salt: str = "") -> Repl
     parsed = _parse(prompt)
     if "a" in parsed.blocks and "b" in parsed.blocks:
         reply = _pairwise(parsed, config, rng)
+    elif "criterion" in parsed.blocks:
+        reply = _criterion(parsed, config, rng)
     elif "reference" in parsed.blocks:
         reply = _reference(parsed, config, rng)
     else:

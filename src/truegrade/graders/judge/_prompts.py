@@ -15,7 +15,9 @@ verdict format is fixed and appended to every template: the judge must end with 
 
 A template is text with placeholders: ``{instruction}``, ``{response}``, ``{reference}``
 (pointwise modes), ``{response_a}``, ``{response_b}`` (pairwise), ``{scale_min}``,
-``{scale_max}``. Only these names are replaced, so templates may contain other braces (JSON).
+``{scale_max}``, and for rubric criteria (``criterion`` mode: is one criterion met by the
+response?) ``{conversation}`` and ``{criterion}``. Only these names are replaced, so templates
+may contain other braces (JSON).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ __all__ = [
     "verdict_instruction",
 ]
 
-Mode = Literal["score", "reference", "pairwise"]
+Mode = Literal["score", "reference", "pairwise", "criterion"]
 
 SYSTEM_PROMPT = (
     "You are a careful, impartial evaluator of AI assistant responses.\n"
@@ -73,21 +75,36 @@ BUILTIN_TEMPLATES: dict[str, str] = {
         "Response A:\n{response_a}\n\nResponse B:\n{response_b}\n\n"
         "Explain your comparison briefly, then decide."
     ),
+    "criterion": (
+        "Decide whether the assistant's last reply in a conversation meets one criterion of a "
+        "rubric written by an expert.\n\n"
+        "Conversation so far:\n{conversation}\n\nThe reply to evaluate:\n{response}\n\n"
+        "Criterion:\n{criterion}\n\n"
+        "The criterion is met only if the reply does what it describes, as a whole and in "
+        "substance: mentioning its words is not enough, and a criterion with several parts is "
+        "met only when every part is. A criterion may describe something undesirable; it is "
+        "still 'met' when the reply does that thing (its points are then negative). "
+        "Explain briefly, then decide."
+    ),
 }
 
 _FORMATS: dict[str, str] = {
     "score": '{{"score": <integer from {lo} to {hi}>}}',
     "reference": '{{"verdict": "yes"}} if the response is correct, {{"verdict": "no"}} if not',
     "pairwise": '{{"winner": "A"}}, {{"winner": "B"}} or {{"winner": "tie"}}',
+    "criterion": '{{"criteria_met": true}} if the criterion is met, {{"criteria_met": false}} '
+    "if not",
 }
 
 _PLACEHOLDER = re.compile(
-    r"\{(instruction|response|reference|response_a|response_b|scale_min|scale_max)\}"
+    r"\{(instruction|response|reference|response_a|response_b|conversation|criterion|"
+    r"scale_min|scale_max)\}"
 )
 _REQUIRED: dict[str, set[str]] = {
     "score": {"response"},
     "reference": {"response", "reference"},
     "pairwise": {"response_a", "response_b"},
+    "criterion": {"response", "criterion"},
 }
 _LABELS = {
     "instruction": "INSTRUCTION",
@@ -95,6 +112,8 @@ _LABELS = {
     "reference": "REFERENCE",
     "response_a": "RESPONSE A",
     "response_b": "RESPONSE B",
+    "conversation": "CONVERSATION",
+    "criterion": "CRITERION",
 }
 
 
@@ -138,6 +157,7 @@ class PromptBuilder:
             )
         wrong = present & {"response_a", "response_b"} if self.mode != "pairwise" else set()
         wrong |= present & {"response", "reference"} if self.mode == "pairwise" else set()
+        wrong |= present & {"conversation", "criterion"} if self.mode != "criterion" else set()
         if wrong:
             raise SpecError(f"placeholders {sorted(wrong)} do not belong in a {self.mode} template")
 

@@ -24,9 +24,15 @@ from truegrade.judge import TokenLogprob
 
 __all__ = ["Verdict", "parse_verdict", "soft_verdict"]
 
-_KEYS = {"score": "score", "reference": "verdict", "pairwise": "winner"}
+_KEYS = {
+    "score": "score",
+    "reference": "verdict",
+    "pairwise": "winner",
+    "criterion": "criteria_met",
+}
 _LAST_LINE = re.compile(
-    r"^[\W_]*(winner|score|verdict)[\W_]*[:=][\W_]*([A-Za-z]+|\d+(?:\.\d+)?)[\W_]*$", re.I
+    r"^[\W_]*(winner|score|verdict|criteria_met)[\W_]*[:=][\W_]*([A-Za-z]+|\d+(?:\.\d+)?)[\W_]*$",
+    re.I,
 )
 
 
@@ -73,7 +79,7 @@ def _check(mode: Mode, raw: object, scale: tuple[int, int]) -> Verdict | None:
             return None
         return Verdict(f"{number:g}", number)
     text = str(raw).strip().lower() if isinstance(raw, (str, bool)) else ""
-    if mode == "reference":
+    if mode in ("reference", "criterion"):
         text = {"true": "yes", "false": "no"}.get(text, text)
         return Verdict(text) if text in {"yes", "no"} else None
     if text in {"a", "b"}:
@@ -125,11 +131,16 @@ def _label(text: str, mode: Mode, lo: int, hi: int) -> str | None:
     return table.get(text.lower())
 
 
+_SPELLINGS = {"yes": {"yes", "true"}, "no": {"no", "false"}}
+
+
 def _verdict_position(tokens: Sequence[TokenLogprob], value: str) -> int:
-    """Index of the last generated token that spells the verdict value."""
+    """Index of the last generated token that spells the verdict value (``yes`` is also spelled
+    ``true``, as in ``{"criteria_met": true}``)."""
     target = value.strip().lower()
+    spellings = _SPELLINGS.get(target, {target})
     for i in range(len(tokens) - 1, -1, -1):
-        if tokens[i].token.strip().strip('"').lower() == target:
+        if tokens[i].token.strip().strip('"').lower() in spellings:
             return i
     return -1
 
@@ -142,7 +153,8 @@ def soft_verdict(
 ) -> dict[str, float] | None:
     """Probabilities over verdicts from the verdict token's top alternatives, or None.
 
-    Returns ``{"score": expected score}`` (score mode), ``{"yes": p, "no": 1-p}`` (reference),
+    Returns ``{"score": expected score}`` (score mode), ``{"yes": p, "no": 1-p}`` (reference,
+    criterion),
     ``{"A": p, "B": q, "tie": r}`` (pairwise), renormalised over the valid alternatives.
     """
     if not tokens:
@@ -161,5 +173,5 @@ def soft_verdict(
         return None
     if mode == "score":
         return {"score": sum(float(k) * v for k, v in mass.items()) / total}
-    labels = ("yes", "no") if mode == "reference" else ("A", "B", "tie")
+    labels = ("A", "B", "tie") if mode == "pairwise" else ("yes", "no")
     return {label: mass.get(label, 0.0) / total for label in labels}
