@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tests.simulator.fixtures import endpoint, simulator  # noqa: F401  (the fixture)
+from tests.simulator.fixtures import endpoint
 from truegrade.cli import app
 
 ALPACA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "judge" / "alpaca_eval"
@@ -91,7 +91,7 @@ def test_lc_checks_itself_against_the_published_leaderboard(tmp_path):
     assert "gpt4_gamed (reported apart)" in result.output
 
 
-def test_bias_reads_a_judge_grades_file(simulator, tmp_path):  # noqa: F811
+def test_bias_reads_a_judge_grades_file(simulator, tmp_path):
     spec = endpoint(simulator, position_bias=0.6)
     (tmp_path / "judge.yaml").write_text(
         json.dumps({"type": "judge", "mode": "pairwise", "cache": None, **spec})

@@ -260,14 +260,17 @@ _MENTION_ONLY = re.compile(
 
 
 def _is_prose(text: str) -> bool:
-    """Sentences, not a list of phrases: clauses of five words or more on average, held
-    together by function words (mentioning a criterion's words is not meeting it)."""
+    """Sentences, not a list of phrases: at least half the words stand in punctuated sentences
+    of five words or more, held together by function words (mentioning a criterion's words is
+    not meeting it)."""
     words = _words(text)
-    clauses = [c for c in re.split(r"[.;:!?\n\u2022]+|\s-\s", text) if _words(c)]
-    if len(words) < 6 or not clauses:
+    if len(words) < 5:
         return False
+    in_sentences = sum(
+        n for n in (len(_words(s)) for s in re.findall(r"[^.!?;\n]+[.!?;]", text)) if n >= 5
+    )
     function_share = sum(w in _FUNCTION_WORDS for w in words) / len(words)
-    return len(words) / len(clauses) >= 5 and function_share >= 0.15
+    return 2 * in_sentences >= len(words) and function_share >= 0.25
 
 
 def _criterion(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> Reply:
