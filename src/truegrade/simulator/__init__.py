@@ -6,6 +6,9 @@ It is a simulator, not a model: its verdicts are scripted from a hash of each re
 hangs, logprobs). Tests and the demo start it with ``run_simulator`` to show that each control
 of the ``judge`` grader detects and corrects the bias it claims to; ``truegrade simulate-judge``
 serves it in the foreground. Nothing in truegrade's graders depends on it.
+
+It also answers the adaptive search's requests for attack candidates, from a script (see
+``truegrade.simulator._attacker``), so the attacker path is tested over HTTP without a model.
 """
 
 from truegrade.simulator._config import SimulatorConfig

@@ -3,7 +3,8 @@
 It serves the scripted judge of ``_judge`` with the serving behaviours of the config (latency,
 500s, 429s with or without ``Retry-After``, 429 storms, hangs, a server-side rate limit), and
 keeps statistics a test can read back: requests per tag (the ``x-simulator-tag`` header), their
-arrival times, statuses, tokens, obeyed injections. Routes:
+arrival times, statuses, tokens, obeyed injections, and the prompts themselves when the config
+says ``record_prompts``. Routes:
 
 * ``POST /v1/chat/completions``: a chat completion (``logprobs`` / ``top_logprobs`` honoured);
 * ``GET /v1/models``: the one model, ``truegrade-simulator``;
@@ -47,6 +48,7 @@ class _TagStats:
     obeyed: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
+    prompts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class _TagStats:
             "completion_tokens": self.completion_tokens,
             "obeyed": self.obeyed,
             "max_in_flight": self.max_in_flight,
+            "prompts": list(self.prompts),
         }
 
 
@@ -167,6 +170,8 @@ def create_app(config: SimulatorConfig | None = None) -> FastAPI:
         prompt = "\n\n".join(
             message_text(m.get("content")) for m in messages if isinstance(m, dict)
         )
+        if cfg.record_prompts:
+            stats.prompts.append(prompt)
         # attempts are counted per tag, so scenarios sharing a server do not share counters
         key = hashlib.sha256(f"{tag}\0{model}\0{prompt}".encode()).hexdigest()
         state.attempts[key] += 1

@@ -50,6 +50,8 @@ class SimulatorConfig(BaseModel):
             evaluator a keyword-stuffed response fools).
         format_errors: Probability of adding a remark after the verdict line (so the answer
             does not end with the verdict the prompt asked for).
+        attacker_malformed: Attacker requests (see ``truegrade.simulator._attacker``):
+            probability of answering with JSON cut short.
 
     Serving:
 
@@ -66,6 +68,8 @@ class SimulatorConfig(BaseModel):
         hang_s: How long a hang lasts.
         max_rpm: Server-side limit: requests beyond this rate (per minute, one second of burst)
             get 429. None: no limit.
+        record_prompts: Keep the text of every request of the tag in its statistics
+            (``prompts``), for tests that check what was sent.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -84,6 +88,7 @@ class SimulatorConfig(BaseModel):
     master_key_rate: float = Field(default=0.0, ge=0, le=1)
     format_errors: float = Field(default=0.0, ge=0, le=1)
     criterion_judge: Literal["competent", "keywords"] = "competent"
+    attacker_malformed: float = Field(default=0.0, ge=0, le=1)
 
     latency_ms: float = Field(default=0.0, ge=0)
     latency_jitter_ms: float = Field(default=0.0, ge=0)
@@ -95,6 +100,7 @@ class SimulatorConfig(BaseModel):
     hang_rate: float = Field(default=0.0, ge=0, le=1)
     hang_s: float = Field(default=30.0, ge=0)
     max_rpm: float | None = Field(default=None, gt=0)
+    record_prompts: bool = False
 
     def merged(self, override: str | None) -> SimulatorConfig:
         """This config with the fields of a JSON ``override`` (a request header) replaced."""

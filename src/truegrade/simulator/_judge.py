@@ -39,6 +39,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from truegrade.simulator._attacker import ATTACKER_MARKER, attacker_reply
 from truegrade.simulator._config import SimulatorConfig
 
 __all__ = ["Reply", "judge_reply", "true_quality"]
@@ -104,7 +105,8 @@ class Reply:
         text: The completion text.
         verdict: The verdict token (``A``, ``B``, ``tie``, a score, ``yes`` / ``no``).
         distribution: The judge's probabilities over verdict tokens (for logprobs).
-        task: ``pairwise``, ``reference`` or ``score``.
+        task: ``pairwise``, ``reference``, ``score`` (or ``attacker``: not a judgment, see
+            ``_attacker``).
         obeyed: Whether an injection decided the verdict.
     """
 
@@ -389,6 +391,9 @@ def judge_reply(prompt: str, config: SimulatorConfig, *, salt: str = "") -> Repl
     content = _BOUNDARY.sub(r"\1", prompt)
     seed = hashlib.sha256(f"{config.seed}\0{salt}\0{content}".encode()).digest()
     rng = random.Random(int.from_bytes(seed[:8], "big"))
+    if prompt.startswith(ATTACKER_MARKER):
+        # not a judging prompt: a request for attack candidates (see ``_attacker``)
+        return Reply(attacker_reply(prompt, config, rng), "", task="attacker")
     parsed = _parse(prompt)
     if "a" in parsed.blocks and "b" in parsed.blocks:
         reply = _pairwise(parsed, config, rng)
