@@ -2,11 +2,14 @@
 it rewards anyway.
 
 ``ATTACKS`` is the library (math answers, code hacks, free-text tricks), ``run_attacks`` grades
-it (plus an optional adaptive search) against any grader and returns an ``AttackReport``.
+it (plus an optional adaptive search, optionally helped by an attacker LLM: ``AttackerLLM``)
+against any grader and returns an ``AttackReport``.
 """
 
+from truegrade.attacks._attacker import AttackerLLM
 from truegrade.attacks._base import ATTACKS, KINDS, Attack, Candidate, attack, attacks_for
 from truegrade.attacks._report import (
+    AttackerSummary,
     AttackExample,
     AttackReport,
     AttackResult,
@@ -26,6 +29,8 @@ __all__ = [
     "AttackExample",
     "AttackReport",
     "AttackResult",
+    "AttackerLLM",
+    "AttackerSummary",
     "Candidate",
     "Controls",
     "Exploitability",

@@ -15,6 +15,7 @@ __all__ = [
     "AttackExample",
     "AttackReport",
     "AttackResult",
+    "AttackerSummary",
     "Controls",
     "Exploitability",
     "SearchResult",
@@ -85,8 +86,46 @@ class SearchResult(BaseModel):
     exploited: bool
     best_score: float
     best_response: str
-    queries: int
+    queries: int = Field(description="Responses graded, the attacker's candidates included.")
     operators: list[str] = Field(description="The mutations that produced the best response.")
+    source: str = Field(
+        default="operators",
+        description="What wrote the best response: library, operators (a mutation) or attacker.",
+    )
+    exploits_operators: int = Field(default=0, description="Rewarded responses a mutation made.")
+    exploits_attacker: int = Field(
+        default=0, description="Rewarded responses the attacker LLM wrote."
+    )
+    attacker_requests: int = Field(default=0, description="Requests to the attacker LLM.")
+    attacker_candidates: int = Field(
+        default=0, description="The attacker's candidates graded (part of ``queries``)."
+    )
+    attacker_errors: dict[str, int] = Field(
+        default_factory=dict,
+        description="Attacker requests that gave no candidates, by kind (bad_json, "
+        "no_candidates, timeout, server_error...).",
+    )
+
+
+class AttackerSummary(BaseModel):
+    """The attacker LLM of the adaptive search: which one, and what it cost and found."""
+
+    model: str
+    base_url: str
+    candidates_per_round: int
+    requests: int = Field(description="Requests sent, retries included.")
+    completions: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    candidates: int = Field(description="Its candidates graded, over all items.")
+    exploits: int = Field(description="Its candidates the grader rewarded, over all items.")
+    errors: dict[str, int] = Field(
+        default_factory=dict, description="Requests that gave no candidates, by kind."
+    )
+    stopped: str | None = Field(
+        default=None, description="Why it was no longer asked, when it was not."
+    )
 
 
 class AttackReport(BaseModel):
@@ -102,3 +141,4 @@ class AttackReport(BaseModel):
     controls: Controls
     search: list[SearchResult] = Field(default_factory=list)
     search_budget: int = 0
+    attacker: AttackerSummary | None = None

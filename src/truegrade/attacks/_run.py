@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from truegrade.attacks._attacker import AttackerLLM, AttackerSession
 from truegrade.attacks._base import Attack, attacks_for, reference_text
 from truegrade.attacks._report import (
+    AttackerSummary,
     AttackExample,
     AttackReport,
     AttackResult,
@@ -24,7 +26,9 @@ from truegrade.attacks._report import (
     Exploitability,
     SearchResult,
 )
+from truegrade.attacks._search import adaptive_search, search_oracle
 from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.judge import EndpointConfig
 from truegrade.stats import wilson_interval
 
 __all__ = ["infer_kind", "is_rewarded", "reference_response", "run_attacks"]
@@ -103,6 +107,7 @@ def run_attacks(
     seed: int = 0,
     batch_size: int = 512,
     oracle: Grader | None = None,
+    attacker: AttackerLLM | EndpointConfig | Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> AttackReport:
     """Attack ``grader`` on ``samples`` and report how exploitable it is.
@@ -119,7 +124,14 @@ def run_attacks(
         batch_size: Responses per call to the grader.
         oracle: A grader that knows right from wrong (the hardened ``math`` or ``code``), used by
             the search to keep only responses that are still wrong.
+        attacker: An attacker LLM the search asks for new candidates each generation (an
+            ``AttackerLLM``, an ``EndpointConfig`` or a dict of their fields); needs a budget,
+            and an oracle for items other than math.
         progress: Called as ``(graded, total)`` after each batch.
+
+    Raises:
+        KeyError: an unknown attack name.
+        ValueError: an attacker without a budget, or without an oracle.
 
     Examples:
         >>> report = run_attacks(load_grader("naive.py:reward"), rows)  # doctest: +SKIP
@@ -128,6 +140,13 @@ def run_attacks(
     """
     items = [s.model_copy(update={"response": None}) for s in to_samples(samples)]
     the_kind = kind or infer_kind(grader, items)
+    session = None
+    if attacker is not None:
+        # checked before anything is graded: these mistakes should cost nothing
+        if budget <= 0:
+            raise ValueError("an attacker LLM joins the adaptive search: give it a budget > 0")
+        oracle = search_oracle(the_kind, oracle, attacker=True)
+        session = AttackerSession(AttackerLLM.coerce(attacker), threshold=threshold)
     chosen = attacks_for(the_kind, attacks)
     if attacks is None and not hostile:
         chosen = [a for a in chosen if not a.hostile]
@@ -169,8 +188,6 @@ def run_attacks(
     }
     search: list[SearchResult] = []
     if budget > 0:
-        from truegrade.attacks._search import adaptive_search
-
         search = adaptive_search(
             grader,
             items,
@@ -182,6 +199,7 @@ def run_attacks(
             rng=rng,
             oracle=oracle,
             batch_size=batch_size,
+            attacker=session,
         )
         exploited_items |= {s.item for s in search if s.exploited}
     attacked_items = {t.item for t in tried}
@@ -213,6 +231,28 @@ def run_attacks(
         ),
         search=search,
         search_budget=budget,
+        attacker=None if session is None else _attacker_summary(session, search),
+    )
+
+
+def _attacker_summary(session: AttackerSession, search: list[SearchResult]) -> AttackerSummary:
+    usage = session.usage.to_dict()
+    errors: Counter[str] = Counter()
+    for result in search:
+        errors.update(result.attacker_errors)
+    return AttackerSummary(
+        model=session.attacker.endpoint.model,
+        base_url=session.attacker.endpoint.base_url,
+        candidates_per_round=session.attacker.candidates,
+        requests=usage["requests"],
+        completions=usage["completions"],
+        prompt_tokens=usage["prompt_tokens"],
+        completion_tokens=usage["completion_tokens"],
+        cost_usd=usage["cost_usd"],
+        candidates=sum(r.attacker_candidates for r in search),
+        exploits=sum(r.exploits_attacker for r in search),
+        errors=dict(errors),
+        stopped=session.stopped,
     )
 
 
