@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.simulator.fixtures import endpoint
-from truegrade.attacks import AttackerLLM, run_attacks
+from truegrade.attacks import AttackerLLM, AttackReport, run_attacks
 from truegrade.attacks._attacker import (
     ATTACKER_MARKER,
     HIDDEN,
@@ -17,6 +19,7 @@ from truegrade.attacks._attacker import (
     attacker_messages,
     parse_candidates,
 )
+from truegrade.cli import app
 from truegrade.core import Sample, load_grader
 from truegrade.judge import EndpointConfig
 from truegrade.simulator import _attacker as scripted
@@ -141,6 +144,35 @@ def test_an_attacker_needs_an_oracle_and_a_budget():
         run_attacks(load_grader(NAIVE), text, kind="text", budget=5, attacker=config)
     with pytest.raises(ValueError, match="budget"):
         run_attacks(load_grader(NAIVE), rows(), attacker=config)
+
+
+def test_the_attack_command_with_an_attacker(simulator, tmp_path):
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in rows()))
+    out = tmp_path / "report.json"
+    args = ["attack", data, "-g", NAIVE, "--attacks", "master_key", "--budget", 10, "-q"]
+    result = CliRunner().invoke(
+        app,
+        [str(a) for a in args]
+        + [
+            "--attacker-endpoint",
+            simulator.base_url,
+            "--attacker-model",
+            "sim",
+            "--attacker-candidates",
+            "3",
+            "--out",
+            str(out),
+        ],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "exploits written by the attacker: " in result.output
+    report = AttackReport.model_validate(json.loads(out.read_text()))
+    assert report.attacker is not None and report.attacker.candidates_per_round == 3
+    assert report.exploitability.items_exploited == 3
+    alone = CliRunner().invoke(app, [str(a) for a in args] + ["--attacker-model", "sim"])
+    assert alone.exit_code == 2 and "go together" in alone.output
 
 
 def test_parsing_is_lenient_and_says_why_nothing_came():

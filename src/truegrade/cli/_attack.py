@@ -97,6 +97,21 @@ def attack_command(
             "the search (default: math for math items)."
         ),
     ] = None,
+    attacker_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI-compatible endpoint of an attacker LLM the search asks for new "
+            "candidates each generation (needs --budget and --attacker-model)."
+        ),
+    ] = None,
+    attacker_model: Annotated[str | None, typer.Option(help="The attacker's model.")] = None,
+    attacker_key_env: Annotated[
+        str | None,
+        typer.Option(help="Environment variable holding the attacker endpoint's API key."),
+    ] = None,
+    attacker_candidates: Annotated[
+        int, typer.Option(help="Candidates asked of the attacker per item and generation.", min=1)
+    ] = 4,
     threshold: Annotated[float, typer.Option(help="A score above this counts as rewarded.")] = 0.5,
     limit: LimitOption = None,
     seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
@@ -138,6 +153,18 @@ def attack_command(
     if oracle is not None:
         with user_errors():
             the_oracle = load_grader(oracle)
+    attacker = None
+    if attacker_endpoint is not None or attacker_model is not None:
+        if attacker_endpoint is None or attacker_model is None:
+            fail("--attacker-endpoint and --attacker-model go together")
+        if budget <= 0:
+            fail("the attacker joins the adaptive search: give it --budget N")
+        attacker = {
+            "endpoint": attacker_endpoint,
+            "model": attacker_model,
+            "api_key_env": attacker_key_env,
+            "candidates": attacker_candidates,
+        }
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     items = load_rows(data, fmt=fmt, limit=limit)
     with progress_bar(enabled=not quiet) as bar:
@@ -153,10 +180,13 @@ def attack_command(
                 budget=budget,
                 seed=seed,
                 oracle=the_oracle,
+                attacker=attacker,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
         except KeyError as exc:
             fail(str(exc.args[0]))
+        except ValueError as exc:
+            fail(str(exc))
     out_console.print(attack_table(report, title=f"{grader} under attack ({report.kind})"))
     e = report.exploitability
     out_console.print(
@@ -182,6 +212,18 @@ def attack_command(
             f"within {budget} queries each",
             highlight=False,
         )
+    if report.attacker is not None:
+        a = report.attacker
+        by_operators = sum(s.exploits_operators for s in report.search)
+        errors = ", ".join(f"{k} {v}" for k, v in sorted(a.errors.items()))
+        out_console.print(
+            f"attacker {a.model}: {a.requests} requests, {a.candidates} candidates graded; "
+            f"exploits written by the attacker: {a.exploits}, made by mutations: {by_operators}"
+            + (f"; no candidates: {errors}" if errors else ""),
+            highlight=False,
+        )
+        if a.stopped:
+            err_console.print(f"[yellow]warning:[/] attacker stopped: {a.stopped}", highlight=False)
     if out is not None:
         out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
         out_console.print(f"report: {out}", highlight=False)
