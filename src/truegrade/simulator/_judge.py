@@ -105,8 +105,8 @@ class Reply:
         text: The completion text.
         verdict: The verdict token (``A``, ``B``, ``tie``, a score, ``yes`` / ``no``).
         distribution: The judge's probabilities over verdict tokens (for logprobs).
-        task: ``pairwise``, ``reference``, ``score`` (or ``attacker``: not a judgment, see
-            ``_attacker``).
+        task: ``pairwise``, ``criterion``, ``reference``, ``score`` (or ``attacker``: not a
+            judgment, see ``_attacker``).
         obeyed: Whether an injection decided the verdict.
     """
 
