@@ -14,6 +14,7 @@ MODULES = [
     "truegrade.goodhart._monitor",
     "truegrade.goodhart._overopt",
     "truegrade.goodhart._synthetic",
+    "truegrade.graders.reward_model._scale",
     "truegrade.stats._agreement",
     "truegrade.stats._bootstrap",
     "truegrade.stats._inference",
