@@ -1,5 +1,5 @@
-"""Shared fixtures: tiny reward models."""
+"""Shared fixtures: tiny reward models and the reward model test server."""
 
-from tests.graders.reward_model.fixtures import tiny_rms
+from tests.graders.reward_model.fixtures import rm_server, tiny_rms
 
-__all__ = ["tiny_rms"]
+__all__ = ["rm_server", "tiny_rms"]

@@ -1,11 +1,14 @@
-"""Session fixtures: tiny reward models written once per test session."""
+"""Session fixtures: tiny reward models written once per test session, and the reward model
+test server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.graders.reward_model.rm_test_server import RewardModelTestServer, run_test_server
 from tests.graders.reward_model.tiny import build_tiny_rm
 
 
@@ -24,3 +27,9 @@ def tiny_rms(tmp_path_factory) -> dict[str, Path]:
         "plain": build_tiny_rm(root / "plain", seed=6, chat_template=False),
         "two_heads": build_tiny_rm(root / "two_heads", seed=7, num_labels=2),
     }
+
+
+@pytest.fixture(scope="session")
+def rm_server() -> Iterator[RewardModelTestServer]:
+    with run_test_server() as server:
+        yield server
