@@ -9,7 +9,7 @@ share prompts, and a grader error on either side of a pair leaves the pair out, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -72,8 +72,18 @@ def validate_pairwise(
     by: Sequence[str] = (),
     batch_size: int = 256,
     max_wrong: int = 200,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PairwiseReport:
-    """Grade both sides of every preference pair and measure pairwise accuracy."""
+    """Grade both sides of every preference pair and measure pairwise accuracy.
+
+    Args:
+        grader: Any grader; both responses of a pair are graded in the same batch.
+        samples: Rows with ``chosen`` and ``rejected`` (others are left out).
+        by: Fields to slice accuracy by, e.g. ``metadata.subset``.
+        batch_size: Responses per call to the grader.
+        max_wrong: Wrong (or tied) pairs to list at most.
+        progress: Called as ``(graded, total)`` responses after each batch.
+    """
     pairs = [s for s in samples if is_preference_row(s)]
     sides: list[Sample] = []
     for s in pairs:
@@ -92,6 +102,8 @@ def validate_pairwise(
     grades = []
     for start in range(0, len(sides), batch_size):
         grades.extend(run_grader(grader, sides[start : start + batch_size]))
+        if progress is not None:
+            progress(len(grades), len(sides))
     outcomes: list[tuple[float, str]] = []
     kept: list[Sample] = []
     margins: list[float] = []
