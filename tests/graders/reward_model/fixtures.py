@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,3 +34,9 @@ def tiny_rms(tmp_path_factory) -> dict[str, Path]:
 def rm_server() -> Iterator[RewardModelTestServer]:
     with run_test_server() as server:
         yield server
+
+
+def rm_spec(path: Path, name: str | None = None, **options: Any) -> dict[str, Any]:
+    """The spec of a tiny reward model on the CPU."""
+    named = {"name": name} if name else {}
+    return {"type": "reward_model", "path": str(path), "device": "cpu", **named, **options}
