@@ -107,6 +107,10 @@ def report_tables(report: ValidationReport) -> list[Table]:
     return tables
 
 
+def _listing(what: str, show: int, total: int) -> Table:
+    return Table(title=f"{what} (first {min(show, total)} of {total})", title_justify="left")
+
+
 def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
     """Accuracy overall, one row per slice, and the first ``show`` pairs the grader got wrong."""
     head = Table(title="pairwise accuracy on preference pairs", title_justify="left")
@@ -133,11 +137,7 @@ def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
             table.add_row(value, str(r.pairs), str(r.ties), _pct(r.accuracy))
         tables.append(table)
     if report.wrong and show:
-        table = Table(
-            title=f"pairs not won by the chosen response (first {min(show, len(report.wrong))} "
-            f"of {len(report.wrong)})",
-            title_justify="left",
-        )
+        table = _listing("pairs not won by the chosen response", show, len(report.wrong))
         for col in ("id", "chosen score", "rejected score"):
             table.add_column(col)
         for w in report.wrong[:show]:
@@ -256,11 +256,7 @@ def validate_command(
     for table in report_tables(report):
         out_console.print(table)
     if report.disagreements and show:
-        table = Table(
-            title=f"disagreements (first {min(show, len(report.disagreements))} of "
-            f"{len(report.disagreements)})",
-            title_justify="left",
-        )
+        table = _listing("disagreements", show, len(report.disagreements))
         for col in ("id", "kind", "label", "score", "flags", "explanation"):
             table.add_column(col, overflow="fold")
         for d in report.disagreements[:show]:

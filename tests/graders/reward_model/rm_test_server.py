@@ -83,11 +83,16 @@ def create_app() -> FastAPI:
             state.statuses[tag][failure.status_code if failure else 200] += 1
         return tag, body, failure
 
-    def vllm_inputs(body: dict[str, Any]) -> list[str]:
+    async def vllm_intake(request: Request) -> tuple[dict[str, Any], list[str], bool, Any]:
+        """The body, its texts, whether to apply the activation, and a failure to answer."""
+        body = await request.json()
         if "messages" in body:
-            return [render(body["messages"])]
-        given = body["input"]
-        return [given] if isinstance(given, str) else list(given)
+            texts = [render(body["messages"])]
+        else:
+            given = body["input"]
+            texts = [given] if isinstance(given, str) else list(given)
+        _, _, failure = await intake(request, texts)
+        return body, texts, body.get("use_activation") is not False, failure
 
     def envelope(body: dict[str, Any], data: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
         return {
@@ -101,14 +106,11 @@ def create_app() -> FastAPI:
 
     @app.post("/pooling")
     async def pooling(request: Request) -> Any:
-        body = await request.json()
-        texts = vllm_inputs(body)
-        _, body, failure = await intake(request, texts)
+        body, texts, activate, failure = await vllm_intake(request)
         if failure is not None:
             return failure
         if request.headers.get("x-test-malformed"):
             return {"data": "nope"}
-        activate = body.get("use_activation") is not False
         data = []
         for i, text in enumerate(reversed(texts)):  # out of order: the client sorts by index
             index = len(texts) - 1 - i
@@ -122,12 +124,9 @@ def create_app() -> FastAPI:
 
     @app.post("/classify")
     async def classify(request: Request) -> Any:
-        body = await request.json()
-        texts = vllm_inputs(body)
-        _, body, failure = await intake(request, texts)
+        body, texts, activate, failure = await vllm_intake(request)
         if failure is not None:
             return failure
-        activate = body.get("use_activation") is not False
         data = []
         for index, text in enumerate(texts):
             logits = [text_score(text), -text_score(text)]

@@ -173,12 +173,11 @@ class HttpBackend:
         return [r if r is not None else RawScore.failed("not scored") for r in results]
 
     def _failure(self, exc: BaseException) -> RawScore:
-        if isinstance(exc, JudgeRequestError):
-            kind = Flag.TIMEOUT if exc.kind == "timeout" else exc.kind
+        if isinstance(exc, JudgeRequestError):  # its kind is the flag (``timeout``...)
             return RawScore.failed(
                 f"reward model at {self.endpoint.url}: {exc} (after {exc.attempts} attempts)",
                 RewardModelFlag.REQUEST_FAILED,
-                kind,
+                exc.kind,
             )
         if isinstance(exc, Exception):  # a bug, not a server failure: these samples only
             return RawScore.failed(f"{type(exc).__name__}: {exc}", Flag.GRADER_EXCEPTION)
