@@ -1,5 +1,6 @@
 """Pairwise accuracy on preference pairs against a hand computation: ties count half, errors
-are left out and counted, intervals are clustered on the prompt, slices by category."""
+are left out and counted, Wilson intervals widened for clustering on the prompt, slices by
+category."""
 
 from __future__ import annotations
 
@@ -64,15 +65,28 @@ def rows(grouped: bool) -> list[Sample]:
     ]
 
 
-def t_interval(values: list[float], clusters: list[str]) -> tuple[float, float, float]:
-    """Mean and its cluster-robust t interval, written out."""
-    n, mean = len(values), sum(values) / len(values)
+def wilson_interval(values: list[float], clusters: list[str]) -> tuple[float, float, float]:
+    """The win rate and its Wilson interval on the effective sample size, written out.
+
+    With one pair per cluster the effective size is n; otherwise n over the design effect
+    (cluster-robust variance over the Bernoulli one, never below 1), and the number of clusters
+    at 0 or 1.
+    """
+    n, p = len(values), sum(values) / len(values)
     groups = sorted(set(clusters))
-    sums = [sum(v - mean for v, c in zip(values, clusters, strict=True) if c == g) for g in groups]
     g = len(groups)
-    se = math.sqrt(g / (g - 1) * sum(s * s for s in sums) / n**2)
-    half = stats.t.ppf(0.975, g - 1) * se
-    return mean, mean - half, mean + half
+    if g == n:
+        n_eff = float(n)
+    elif 0 < p < 1:
+        sums = [sum(v - p for v, c in zip(values, clusters, strict=True) if c == k) for k in groups]
+        clustered_var = g / (g - 1) * sum(s * s for s in sums) / n**2
+        n_eff = n / max(1.0, clustered_var / (p * (1 - p) / n))
+    else:
+        n_eff = float(g)
+    z = stats.norm.ppf(0.975)
+    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2)) / (1 + z * z / n_eff)
+    return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def test_rows_with_chosen_and_rejected_are_preference_rows():
@@ -84,11 +98,7 @@ def test_accuracy_ties_errors_and_the_interval_by_hand():
     grader = ByTable(TABLE)
     report = validate_pairwise(grader, rows(False))
     assert (report.pairs, report.graded, report.grader_errors, report.ties) == (8, 7, 1, 1)
-    values = list(OUTCOMES.values())
-    mean, low, high = t_interval(values, list(OUTCOMES))
-    # one pair per cluster: the textbook s / sqrt(n)
-    s = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-    assert high - mean == pytest.approx(stats.t.ppf(0.975, 6) * s / math.sqrt(7))
+    _, low, high = wilson_interval(list(OUTCOMES.values()), list(OUTCOMES))
     acc = report.accuracy
     assert (acc.estimate, acc.ci_low, acc.ci_high) == pytest.approx((4.5 / 7, low, high))
     assert (acc.n, acc.clusters) == (7, 7)
@@ -105,11 +115,12 @@ def test_accuracy_ties_errors_and_the_interval_by_hand():
 def test_pairs_sharing_a_prompt_are_one_cluster():
     report = validate_pairwise(ByTable(TABLE), rows(True))
     groups = {pid: group for pid, group, *_ in PAIRS}
-    mean, low, high = t_interval(list(OUTCOMES.values()), [groups[p] for p in OUTCOMES])
+    mean, low, high = wilson_interval(list(OUTCOMES.values()), [groups[p] for p in OUTCOMES])
     acc = report.accuracy
-    assert acc.clusters == 3
+    assert acc.clusters == 3 and "design effect" in acc.method
     assert (acc.estimate, acc.ci_low, acc.ci_high) == pytest.approx((mean, low, high))
-    assert acc.ci_high - acc.ci_low > 0
+    flat = validate_pairwise(ByTable(TABLE), rows(False)).accuracy
+    assert acc.ci_high - acc.ci_low >= flat.ci_high - flat.ci_low  # never narrower
 
 
 def test_per_category_slices_by_hand():
@@ -121,13 +132,18 @@ def test_per_category_slices_by_hand():
     assert (safety.pairs, safety.ties, safety.accuracy.estimate) == (3, 0, pytest.approx(2 / 3))
     groups = {pid: group for pid, group, *_ in PAIRS}
     chat_ids = ["p1", "p2", "p3", "p4"]
-    _, low, high = t_interval([OUTCOMES[p] for p in chat_ids], [groups[p] for p in chat_ids])
+    _, low, high = wilson_interval([OUTCOMES[p] for p in chat_ids], [groups[p] for p in chat_ids])
     assert (chat.accuracy.ci_low, chat.accuracy.ci_high) == pytest.approx((low, high))
 
 
-def test_rows_without_a_pair_are_ignored_and_a_single_cluster_has_no_interval():
+def test_rows_without_a_pair_are_ignored_and_intervals_stay_in_bounds():
     only = [*rows(True)[:3], Sample(id="plain", response="good", label=True)]
     report = validate_pairwise(ByTable(TABLE), only)
     assert report.pairs == 3
     assert report.accuracy.estimate == pytest.approx(2.5 / 3)
-    assert report.accuracy.ci_low is None  # three pairs of one prompt: one cluster
+    assert 0 <= report.accuracy.ci_low < report.accuracy.estimate < report.accuracy.ci_high <= 1
+    # every pair lost: the interval is not a point at 0, and its width reflects 2 prompts
+    lost = validate_pairwise(ByTable(TABLE), [rows(True)[3], rows(True)[5]])
+    assert lost.accuracy.estimate == 0.0 and lost.accuracy.ci_low == 0.0
+    assert lost.accuracy.ci_high == pytest.approx(wilson_interval([0.0, 0.0], ["q2", "q3"])[2])
+    assert lost.accuracy.ci_high > 0.5

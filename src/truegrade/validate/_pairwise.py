@@ -3,8 +3,9 @@
 Rows in the RewardBench shape (``prompt``, ``chosen``, ``rejected``, optionally a category such
 as ``subset``) are graded twice, once per response. A pair is right when the chosen response
 scores strictly higher; a tie counts one half (and is reported, since a grader that ties
-everything would otherwise look like a coin). Intervals are clustered on ``group`` when rows
-share prompts, and a grader error on either side of a pair leaves the pair out, counted.
+everything would otherwise look like a coin). Intervals are Wilson intervals (they stay in
+[0, 1] and do not collapse at 0 or 100%), widened for clustering on ``group`` when rows share
+prompts; a grader error on either side of a pair leaves the pair out, counted.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from truegrade.core import Grader, Sample, run_grader
-from truegrade.stats import mean_ci
+from truegrade.stats import win_rate_ci
 from truegrade.validate._validate import Metric, field_value
 
 __all__ = ["PairwiseReport", "PairwiseSlice", "is_preference_row", "validate_pairwise"]
@@ -61,7 +62,7 @@ def _slice(outcomes: list[tuple[float, str]], ties: int) -> PairwiseSlice:
     return PairwiseSlice(
         pairs=len(outcomes),
         ties=ties,
-        accuracy=Metric.of(mean_ci([o for o, _ in outcomes], [c for _, c in outcomes])),
+        accuracy=Metric.of(win_rate_ci([o for o, _ in outcomes], [c for _, c in outcomes])),
     )
 
 
