@@ -57,9 +57,11 @@ def test_the_worst_case_ensemble_is_exploited_no_more_than_any_member(reports):
         assert count <= min(m[attack] for m in members), attack
     total = {n: sum(exploited(reports[n]).values()) for n in reports}
     assert total["min"] < min(total[n] for n in "abc")
-    assert reports["min"].exploitability.items_exploited <= min(
-        reports[n].exploitability.items_exploited for n in "abc"
-    )
+    assert (
+        0
+        < reports["min"].exploitability.items_exploited
+        <= min(reports[n].exploitability.items_exploited for n in "abc")
+    )  # fewer exploits, not none: an ensemble reduces overoptimization, it does not remove it
 
 
 def test_the_search_runs_within_budget_on_a_member_and_an_ensemble(tiny_rms):
