@@ -3,13 +3,18 @@ VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# The rm extra needs torch; the CPU build is all the tests use. Asking for it by version first
+# lets pip take a local CPU wheel (pip's find-links) when there is one, instead of resolving a
+# bare `torch` to a CUDA build of several GB (`make TORCH=torch` leaves the choice to pip).
+TORCH  ?= torch==2.13.0
 
 .PHONY: install demo test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet '$(TORCH)'
+	$(PY) -m pip install --quiet -e '.[dev,rm]'
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -14,6 +14,7 @@ MODULES = [
     "truegrade.goodhart._monitor",
     "truegrade.goodhart._overopt",
     "truegrade.goodhart._synthetic",
+    "truegrade.graders.reward_model._scale",
     "truegrade.graders.rubric._format",
     "truegrade.graders.rubric._grader",
     "truegrade.rubric._aggregate",

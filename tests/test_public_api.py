@@ -35,6 +35,7 @@ PACKAGES = [
     "truegrade.lc",
     "truegrade.judge",
     "truegrade.graders.judge",
+    "truegrade.graders.reward_model",
     "truegrade.graders.rubric",
     "truegrade.rubric",
     "truegrade.simulator",

@@ -20,6 +20,7 @@ from truegrade.stats import (
     paired_difference,
     proportion_ci,
     wilson_interval,
+    win_rate_ci,
 )
 
 
@@ -153,3 +154,17 @@ def test_minimum_detectable_effect_agrees_with_statsmodels_power():
     )
     with pytest.raises(ValueError, match="exactly one"):
         minimum_detectable_effect(100)
+
+
+def test_win_rate_ci_is_proportion_ci_on_wins_and_losses_and_takes_ties():
+    rng = np.random.default_rng(8)
+    groups = list(np.repeat(np.arange(20), 5))
+    wins = (rng.random(100) < 0.6).astype(float)
+    for clusters in (None, groups):
+        assert win_rate_ci(wins, clusters) == proportion_ci(wins, clusters)
+    tied = np.where(rng.random(100) < 0.2, 0.5, wins)
+    e = win_rate_ci(tied, groups)
+    assert e.estimate == pytest.approx(tied.mean())
+    assert 0 <= e.ci_low < e.estimate < e.ci_high <= 1
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        win_rate_ci([1.5, 0.0])

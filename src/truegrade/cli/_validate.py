@@ -1,4 +1,5 @@
-"""``truegrade validate``: agreement of a grader with labels, with honest intervals."""
+"""``truegrade validate``: agreement of a grader with labels, with honest intervals; on
+preference data (``chosen`` / ``rejected``), pairwise accuracy."""
 
 from __future__ import annotations
 
@@ -30,7 +31,15 @@ from truegrade.cli._grade import load_cli_grader
 from truegrade.core import DataError, Grade, Sample, run_grader
 from truegrade.data import read_results
 from truegrade.exec import configure_default_engine
-from truegrade.validate import Metric, SliceReport, ValidationReport, validate_grades
+from truegrade.validate import (
+    Metric,
+    PairwiseReport,
+    SliceReport,
+    ValidationReport,
+    is_preference_row,
+    validate_grades,
+    validate_pairwise,
+)
 
 __all__ = ["validate_command"]
 
@@ -98,6 +107,45 @@ def report_tables(report: ValidationReport) -> list[Table]:
     return tables
 
 
+def _listing(what: str, show: int, total: int) -> Table:
+    return Table(title=f"{what} (first {min(show, total)} of {total})", title_justify="left")
+
+
+def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
+    """Accuracy overall, one row per slice, and the first ``show`` pairs the grader got wrong."""
+    head = Table(title="pairwise accuracy on preference pairs", title_justify="left")
+    head.show_header = False
+    head.add_column("", style="bold")
+    head.add_column("")
+    head.add_row(
+        "pairs",
+        f"{report.pairs:,} ({report.graded:,} graded, {report.grader_errors:,} with a "
+        "grader error on either side, left out)",
+    )
+    head.add_row(
+        "accuracy", _pct(report.accuracy) + "  (chosen scored above rejected; a tie counts half)"
+    )
+    head.add_row("ties", f"{report.ties:,}")
+    if report.mean_margin is not None:
+        head.add_row("mean margin", f"{report.mean_margin:.4g}  (chosen minus rejected score)")
+    tables = [head]
+    for path, groups in report.slices.items():
+        table = Table(title=f"by {path}", title_justify="left")
+        for col in (path, "pairs", "ties", "accuracy"):
+            table.add_column(col)
+        for value, r in groups.items():
+            table.add_row(value, str(r.pairs), str(r.ties), _pct(r.accuracy))
+        tables.append(table)
+    if report.wrong and show:
+        table = _listing("pairs not won by the chosen response", show, len(report.wrong))
+        for col in ("id", "chosen score", "rejected score"):
+            table.add_column(col)
+        for w in report.wrong[:show]:
+            table.add_row(w.id, f"{w.chosen_score:.4g}", f"{w.rejected_score:.4g}")
+        tables.append(table)
+    return tables
+
+
 def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
     by_id = {str(r["id"]): r for _, r in read_results(path)}
     missing = [s.key for s in samples if s.key not in by_id]
@@ -112,7 +160,12 @@ def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
 
 
 def validate_command(
-    data: Annotated[Path, typer.Argument(help="Rows with responses and a 'label'.")],
+    data: Annotated[
+        Path,
+        typer.Argument(
+            help="Rows with responses and a 'label', or preference rows (chosen, rejected)."
+        ),
+    ],
     grader: Annotated[str | None, typer.Option("--grader", "-g", help="Grader spec.")] = None,
     option: GraderOptions = [],
     scores: Annotated[
@@ -134,15 +187,47 @@ def validate_command(
     fmt: FormatOption = "auto",
     out: OutOption = None,
     show: Annotated[int, typer.Option(help="Disagreeing items to print.", min=0)] = 10,
+    pairwise: Annotated[
+        bool,
+        typer.Option(
+            "--pairwise",
+            help="Preference rows (prompt, chosen, rejected): does the grader score the chosen "
+            "response higher? The default when no row has a label and rows have both.",
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Measure how well a grader agrees with labels: false pass rate first."""
+    """Measure how well a grader agrees with labels (false pass rate first), or with
+    preferences (pairwise accuracy)."""
     if (grader is None) == (scores is None):
         fail("give exactly one of --grader (grade now) or --scores (grades already computed)")
     if workers is not None:
         configure_default_engine(workers=workers)
     samples = load_rows(data, fmt=fmt, limit=limit)
     labelled = [s for s in samples if s.label is not None]
+    if pairwise or (not labelled and any(is_preference_row(s) for s in samples)):
+        if grader is None:
+            fail("pairwise accuracy grades both responses of each pair: give --grader")
+        pairs = [s for s in samples if is_preference_row(s)]
+        if not pairs:
+            fail(f"{data} has no rows with both 'chosen' and 'rejected'")
+        the_grader = load_cli_grader(
+            grader, option, timeout_s, backend=backend, ray_address=ray_address
+        )
+        with progress_bar(enabled=not quiet) as bar:
+            task = bar.add_task("grading pairs", total=2 * len(pairs))
+            result = validate_pairwise(
+                the_grader,
+                pairs,
+                by=by,
+                progress=lambda done, total: bar.update(task, completed=done),
+            )
+        for table in pairwise_tables(result, show=show):
+            out_console.print(table)
+        if out is not None:
+            out.write_text(json.dumps(result.model_dump(), indent=2) + "\n")
+            out_console.print(f"report: {out}", highlight=False)
+        return
     if not labelled:
         fail(f"{data} has no rows with a 'label': nothing to validate against")
     if scores is not None:
@@ -171,11 +256,7 @@ def validate_command(
     for table in report_tables(report):
         out_console.print(table)
     if report.disagreements and show:
-        table = Table(
-            title=f"disagreements (first {min(show, len(report.disagreements))} of "
-            f"{len(report.disagreements)})",
-            title_justify="left",
-        )
+        table = _listing("disagreements", show, len(report.disagreements))
         for col in ("id", "kind", "label", "score", "flags", "explanation"):
             table.add_column(col, overflow="fold")
         for d in report.disagreements[:show]:

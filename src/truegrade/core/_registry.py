@@ -53,6 +53,7 @@ _BUILTIN: dict[str, str] = {
     "math": "truegrade.graders.math:MathGrader.from_options",
     "code": "truegrade.graders.code:CodeGrader.from_options",
     "judge": "truegrade.graders.judge:JudgeGrader.from_options",
+    "reward_model": "truegrade.graders.reward_model:RewardModelGrader.from_options",
     "rubric": "truegrade.graders.rubric:RubricGrader.from_options",
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of", "ensemble")
@@ -207,7 +208,7 @@ def _build(spec: Any, options: Mapping[str, Any], *, base_dir: Path | None, wher
     return grader
 
 
-_PATH_OPTIONS = ("path", "schema", "rubric")
+_PATH_OPTIONS = ("path", "schema", "rubric", "reference_set")
 
 
 def _absolute_paths(data: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:

@@ -1,15 +1,20 @@
-"""Talking to LLM judges: an async client for any OpenAI-compatible endpoint.
+"""Talking to LLM judges and scoring endpoints: async clients that push servers carefully.
 
-``JudgeClient`` sends chat completions with bounded concurrency, rate-limit buckets, retries
-with backoff, timeouts, token and cost accounting (``Usage``) and a content-addressed SQLite
-cache (``JudgeCache``). It is a mechanism only: it knows nothing about graders, prompts or
-verdicts (those live in ``truegrade.graders.judge``), and importing it does not import the SDK.
+``JudgeClient`` sends chat completions to any OpenAI-compatible endpoint with bounded
+concurrency, rate-limit buckets, retries with backoff, timeouts, token and cost accounting
+(``Usage``) and a content-addressed SQLite cache (``JudgeCache``). ``JsonClient`` gives the same
+limits, retries and accounting to a plain JSON ``POST`` (served reward models); both take their
+limits from a ``TransportConfig``. These are mechanisms only: they know nothing about graders,
+prompts or verdicts (those live in ``truegrade.graders``), and importing them does not import
+the SDK.
 """
 
-from truegrade.judge._cache import JudgeCache, default_cache_path
+from truegrade.judge._cache import JudgeCache, default_cache_path, open_cache
 from truegrade.judge._client import EndpointConfig, JudgeClient
 from truegrade.judge._errors import JudgeRequestError, RequestErrorKind
+from truegrade.judge._json import JsonClient, JsonEndpointConfig
 from truegrade.judge._limits import RateLimiter, TokenBucket
+from truegrade.judge._transport import TransportConfig
 from truegrade.judge._types import ChatRequest, CompactLogprobs, Completion, TokenLogprob
 from truegrade.judge._usage import Usage
 
@@ -18,6 +23,8 @@ __all__ = [
     "CompactLogprobs",
     "Completion",
     "EndpointConfig",
+    "JsonClient",
+    "JsonEndpointConfig",
     "JudgeCache",
     "JudgeClient",
     "JudgeRequestError",
@@ -25,6 +32,8 @@ __all__ = [
     "RequestErrorKind",
     "TokenBucket",
     "TokenLogprob",
+    "TransportConfig",
     "Usage",
     "default_cache_path",
+    "open_cache",
 ]

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["JudgeCache", "default_cache_path"]
+__all__ = ["JudgeCache", "default_cache_path", "open_cache"]
 
 
 def default_cache_path() -> Path:
@@ -28,6 +28,19 @@ def default_cache_path() -> Path:
 
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "truegrade" / "judge.sqlite"
+
+
+def open_cache(option: str | None, base_dir: Path | None = None) -> JudgeCache | None:
+    """The cache a grader's ``cache`` option names: ``default`` (``default_cache_path()``), a
+    SQLite path (relative to ``base_dir``, the spec file's directory, when given), or None."""
+    if option is None:
+        return None
+    if option == "default":
+        return JudgeCache(default_cache_path())
+    path = Path(option)
+    if base_dir is not None and not path.is_absolute():
+        path = base_dir / path
+    return JudgeCache(path)
 
 
 class JudgeCache:

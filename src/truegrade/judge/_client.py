@@ -20,21 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import json
 import os
-import random
-import ssl
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from pydantic import AliasChoices, Field
 
 from truegrade.judge._cache import JudgeCache
 from truegrade.judge._errors import JudgeRequestError
 from truegrade.judge._limits import RateLimiter
+from truegrade.judge._transport import TransportConfig, status_error, tls_context, with_retries
 from truegrade.judge._types import ChatRequest, Completion, TokenLogprob
 from truegrade.judge._usage import Usage
 
@@ -44,21 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["EndpointConfig", "JudgeClient"]
 
 _POOL = 16
-_MAX_RETRY_AFTER_S = 120.0
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """One certificate-verifying TLS context for every client of the process: loading the CA
-    bundle takes tens of milliseconds, too long to repeat for each connection pool."""
-    context = ssl.create_default_context()
-    try:
-        import certifi  # the CA bundle the HTTP client would load itself
-
-        context.load_verify_locations(certifi.where())
-    except (ImportError, OSError):
-        pass  # the system's CA store, as loaded above
-    return context
 
 
 def _api_key(config: EndpointConfig) -> str:
@@ -70,41 +52,26 @@ def _api_key(config: EndpointConfig) -> str:
     return (os.environ.get(name, "") if name else "") or "not-needed"
 
 
-class EndpointConfig(BaseModel):
-    """Where a judge lives and how hard to push it.
+class EndpointConfig(TransportConfig):
+    """Where a judge lives and how hard to push it: a ``TransportConfig`` (``api_key_env``,
+    ``headers``, ``timeout_s``, ``max_retries``, backoff, ``concurrency``,
+    ``requests_per_minute``) with the model and its prices.
 
     Attributes:
         base_url: The OpenAI-compatible API root (``http://localhost:8000/v1`` for vLLM);
             ``endpoint`` is accepted as its name too.
         model: The model name to request.
-        api_key_env: Name of the environment variable holding the key; the key itself never
-            appears in a config or a spec. Unset, ``OPENAI_API_KEY`` is used for
+        api_key_env: As in ``TransportConfig``; unset, ``OPENAI_API_KEY`` is used for
             ``api.openai.com`` only, so a key is never sent to another host unless named.
-        headers: Extra HTTP headers sent with every request (not for credentials: a grader's
-            spec, headers included, is recorded with its results).
-        timeout_s: Per-request timeout.
-        max_retries: Retries after the first attempt (429, 5xx, timeouts, connection errors).
-        backoff_initial_s / backoff_max_s: Exponential backoff with full jitter between retries.
-        concurrency: Requests in flight at most.
-        requests_per_minute / tokens_per_minute: Rate limits (None: none).
+        tokens_per_minute: Rate limit on tokens (None: none).
         price_input_per_mtok / price_output_per_mtok: USD per million tokens, for cost reports.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     base_url: str = Field(
         default="https://api.openai.com/v1",
         validation_alias=AliasChoices("base_url", "endpoint"),
     )
     model: str = Field(min_length=1)
-    api_key_env: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=6, ge=0)
-    backoff_initial_s: float = Field(default=0.5, ge=0)
-    backoff_max_s: float = Field(default=30.0, ge=0)
-    concurrency: int = Field(default=64, ge=1)
-    requests_per_minute: float | None = Field(default=None, gt=0)
     tokens_per_minute: float | None = Field(default=None, gt=0)
     price_input_per_mtok: float = Field(default=0.0, ge=0)
     price_output_per_mtok: float = Field(default=0.0, ge=0)
@@ -193,7 +160,7 @@ class JudgeClient:
                         max_retries=0,  # retries are ours: they must see 429s and count attempts
                         default_headers=self.config.headers or None,
                         http_client=DefaultAsyncHttpxClient(
-                            limits=limits, timeout=self.config.timeout_s, verify=_tls_context()
+                            limits=limits, timeout=self.config.timeout_s, verify=tls_context()
                         ),
                     )
                 )
@@ -213,49 +180,18 @@ class JudgeClient:
             if hit is not None:
                 self.usage.add_cache_hit()
                 return Completion.from_cache(hit)
-        attempts = 0
 
-        async def attempt() -> Completion:
-            nonlocal attempts
-            attempts += 1
-            return await self._send(request, retry=attempts > 1)
+        async def attempt(retry: bool) -> Completion:
+            return await self._send(request, retry=retry)
 
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=self._backoff,
-            retry=retry_if_exception(
-                lambda exc: isinstance(exc, JudgeRequestError) and exc.retryable
-            ),
-            reraise=True,
-        )
         start = time.perf_counter()
-        try:
-            completion: Completion = await retrying(attempt)
-        except JudgeRequestError as exc:
-            exc.attempts = attempts
-            self.usage.add_failure(exc.kind)
-            raise
+        completion, attempts = await with_retries(self.config, self.usage, attempt)
         completion = dataclasses.replace(
             completion, attempts=attempts, latency_ms=(time.perf_counter() - start) * 1000
         )
         if self.cache is not None and key is not None:
             self.cache.put(key, completion.to_cache())
         return completion
-
-    def _backoff(self, state: RetryCallState) -> float:
-        """Full-jitter exponential backoff, never shorter than a server's ``Retry-After`` (which
-        is honoured up to two minutes)."""
-        ceiling = min(
-            self.config.backoff_max_s,
-            self.config.backoff_initial_s * 2 ** max(0, state.attempt_number - 1),
-        )
-        wait = random.uniform(0, ceiling)
-        outcome = state.outcome
-        exc = outcome.exception() if outcome is not None else None
-        if isinstance(exc, JudgeRequestError) and exc.retry_after_s is not None:
-            # the server knows when it will take requests again: asking sooner earns another 429
-            wait = max(wait, min(exc.retry_after_s, _MAX_RETRY_AFTER_S))
-        return wait
 
     async def _send(self, request: ChatRequest, *, retry: bool) -> Completion:
         import openai
@@ -333,16 +269,6 @@ class JudgeClient:
 
 def _status_error(exc: Any) -> JudgeRequestError:
     status = int(getattr(exc, "status_code", 0) or 0)
-    message = f"HTTP {status}: {getattr(exc, 'message', exc)}"
-    if status == 429:
-        header = exc.response.headers.get("retry-after") if exc.response is not None else None
-        try:
-            retry_after = float(header) if header is not None else None
-        except ValueError:
-            retry_after = None  # an HTTP date: fall back to our own backoff
-        return JudgeRequestError("rate_limited", message, status=status, retry_after_s=retry_after)
-    if status >= 500:
-        return JudgeRequestError("server_error", message, status=status)
-    if status in (401, 403):
-        return JudgeRequestError("auth", message, status=status)
-    return JudgeRequestError("bad_request", message, status=status)
+    response = getattr(exc, "response", None)
+    retry_after = response.headers.get("retry-after") if response is not None else None
+    return status_error(status, f"HTTP {status}: {getattr(exc, 'message', exc)}", retry_after)

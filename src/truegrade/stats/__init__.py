@@ -24,6 +24,7 @@ from truegrade.stats._inference import (
     paired_difference,
     proportion_ci,
     wilson_interval,
+    win_rate_ci,
 )
 from truegrade.stats._mean import MeanSE, mean_se
 from truegrade.stats._summary import GradeSummary, summarize
@@ -54,4 +55,5 @@ __all__ = [
     "resample_counts",
     "summarize",
     "wilson_interval",
+    "win_rate_ci",
 ]

@@ -36,6 +36,7 @@ __all__ = [
     "paired_difference",
     "proportion_ci",
     "wilson_interval",
+    "win_rate_ci",
 ]
 
 
@@ -175,12 +176,46 @@ def proportion_ci(
     x = as_float_array(outcomes, "outcomes")
     if np.any((x != 0) & (x != 1)):
         raise ValueError("outcomes must be 0/1 or booleans")
+    return _rate_ci(x, clusters, confidence)
+
+
+def win_rate_ci(
+    outcomes: ArrayLike,
+    clusters: Sequence[Hashable] | None = None,
+    *,
+    confidence: float = 0.95,
+) -> Estimate:
+    """A rate whose outcomes may be partial (1 a win, 0.5 a tie, 0 a loss), with the interval
+    of :func:`proportion_ci`.
+
+    The Bernoulli variance ``p(1-p)`` bounds the variance of any outcome in [0, 1], so the
+    Wilson interval stays valid (conservative where ties lower the variance) and, unlike a t
+    interval, never leaves [0, 1] nor collapses to a point at 0 or 1.
+
+    Args:
+        outcomes: A value in [0, 1] per item.
+        clusters: Cluster id per item, or None.
+        confidence: Interval coverage.
+
+    Examples:
+        >>> e = win_rate_ci([1, 1, 0.5, 0])
+        >>> e.estimate, round(e.ci_low, 3), round(e.ci_high, 3)
+        (0.625, 0.219, 0.908)
+    """
+    x = as_float_array(outcomes, "outcomes")
+    if np.any((x < 0) | (x > 1)):
+        raise ValueError("outcomes must lie in [0, 1]")
+    return _rate_ci(x, clusters, confidence)
+
+
+def _rate_ci(
+    x: NDArray[np.float64], clusters: Sequence[Hashable] | None, confidence: float
+) -> Estimate:
     n = x.size
     codes, g = cluster_codes(clusters, n)
     if n == 0:
         return Estimate.undefined("no data", n=0, clusters=0, confidence=confidence)
-    k = int(x.sum())
-    p = k / n
+    p = float(x.mean())
     if clusters is None or g == n:
         return _wilson(p, n, n, g, confidence, "Wilson score")
     if 0 < p < 1:
@@ -190,8 +225,7 @@ def proportion_ci(
     else:
         deff = n / g
         method = "Wilson score, effective n = clusters (design effect unknown at 0 or 1)"
-    result = _wilson(p, n / deff, n, g, confidence, method)
-    return result
+    return _wilson(p, n / deff, n, g, confidence, method)
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,20 @@
 Rows in the RewardBench shape (``prompt``, ``chosen``, ``rejected``, optionally a category such
 as ``subset``) are graded twice, once per response. A pair is right when the chosen response
 scores strictly higher; a tie counts one half (and is reported, since a grader that ties
-everything would otherwise look like a coin). Intervals are clustered on ``group`` when rows
-share prompts, and a grader error on either side of a pair leaves the pair out, counted.
+everything would otherwise look like a coin). Intervals are Wilson intervals (they stay in
+[0, 1] and do not collapse at 0 or 100%), widened for clustering on ``group`` when rows share
+prompts; a grader error on either side of a pair leaves the pair out, counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from truegrade.core import Grader, Sample, run_grader
-from truegrade.stats import mean_ci
+from truegrade.stats import win_rate_ci
 from truegrade.validate._validate import Metric, field_value
 
 __all__ = ["PairwiseReport", "PairwiseSlice", "is_preference_row", "validate_pairwise"]
@@ -61,7 +62,7 @@ def _slice(outcomes: list[tuple[float, str]], ties: int) -> PairwiseSlice:
     return PairwiseSlice(
         pairs=len(outcomes),
         ties=ties,
-        accuracy=Metric.of(mean_ci([o for o, _ in outcomes], [c for _, c in outcomes])),
+        accuracy=Metric.of(win_rate_ci([o for o, _ in outcomes], [c for _, c in outcomes])),
     )
 
 
@@ -72,8 +73,18 @@ def validate_pairwise(
     by: Sequence[str] = (),
     batch_size: int = 256,
     max_wrong: int = 200,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PairwiseReport:
-    """Grade both sides of every preference pair and measure pairwise accuracy."""
+    """Grade both sides of every preference pair and measure pairwise accuracy.
+
+    Args:
+        grader: Any grader; both responses of a pair are graded in the same batch.
+        samples: Rows with ``chosen`` and ``rejected`` (others are left out).
+        by: Fields to slice accuracy by, e.g. ``metadata.subset``.
+        batch_size: Responses per call to the grader.
+        max_wrong: Wrong (or tied) pairs to list at most.
+        progress: Called as ``(graded, total)`` responses after each batch.
+    """
     pairs = [s for s in samples if is_preference_row(s)]
     sides: list[Sample] = []
     for s in pairs:
@@ -92,6 +103,8 @@ def validate_pairwise(
     grades = []
     for start in range(0, len(sides), batch_size):
         grades.extend(run_grader(grader, sides[start : start + batch_size]))
+        if progress is not None:
+            progress(len(grades), len(sides))
     outcomes: list[tuple[float, str]] = []
     kept: list[Sample] = []
     margins: list[float] = []

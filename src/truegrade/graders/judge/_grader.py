@@ -53,7 +53,7 @@ from truegrade.judge import (
     JudgeRequestError,
     RateLimiter,
     Usage,
-    default_cache_path,
+    open_cache,
 )
 
 __all__ = ["JudgeFlag", "JudgeGrader", "run_sync"]
@@ -160,12 +160,7 @@ class JudgeGrader(BaseGrader):
         )
         self.judges: list[JudgeEndpoint] = list(options.judges)
         self.scale = (options.scale_min, options.scale_max)
-        self.cache: JudgeCache | None = None
-        if options.cache is not None:
-            path = default_cache_path() if options.cache == "default" else Path(options.cache)
-            if base_dir is not None and options.cache != "default" and not path.is_absolute():
-                path = base_dir / path
-            self.cache = JudgeCache(path)
+        self.cache: JudgeCache | None = open_cache(options.cache, base_dir)
         secret = self.cache.secret if self.cache is not None else secrets.token_bytes(32)
         try:
             template = options.template_text(base_dir)

@@ -45,7 +45,7 @@ from truegrade.judge import (
     JudgeRequestError,
     RateLimiter,
     Usage,
-    default_cache_path,
+    open_cache,
 )
 
 __all__ = ["CriterionVerdict", "RubricFlag", "RubricGrader", "RubricOptions", "score_rubric"]
@@ -190,12 +190,9 @@ class RubricGrader(BaseGrader):
         elif options.rubric is not None:
             self.shared = parse_rubric(options.rubric, where="options.rubric")
         self.requires_reference = self.shared is None and options.rubric_field == "reference"
-        self.cache: JudgeCache | None = None
-        if options.cache is not None and options.judge is not None:
-            path = default_cache_path() if options.cache == "default" else Path(options.cache)
-            if base_dir is not None and options.cache != "default" and not path.is_absolute():
-                path = base_dir / path
-            self.cache = JudgeCache(path)
+        self.cache: JudgeCache | None = (
+            open_cache(options.cache, base_dir) if options.judge is not None else None
+        )
         secret = self.cache.secret if self.cache is not None else secrets.token_bytes(32)
         template = BUILTIN_TEMPLATES["criterion"]
         if options.template != "default":

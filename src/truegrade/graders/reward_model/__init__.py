@@ -1,0 +1,34 @@
+"""``reward_model``: learned reward models as graders, so every analysis can be run on them.
+
+A Hugging Face sequence-classification model in this process (``path``; needs
+``pip install 'truegrade[rm]'``, loaded once per process and shared) or a served one (``url``:
+vLLM's ``/pooling`` and ``/classify``, or a plain JSON endpoint, through the judge client's
+limits, retries and cache). Scores are raw unless the spec asks for ``sigmoid`` or ``zscore``.
+Put several in an ``ensemble`` to combine them and see where they disagree.
+"""
+
+from truegrade.graders.reward_model._grader import RewardModelGrader
+from truegrade.graders.reward_model._local import (
+    INSTALL_HINT,
+    LocalModel,
+    load_local_model,
+    loaded_models,
+    unload_local_models,
+)
+from truegrade.graders.reward_model._options import RewardModelOptions
+from truegrade.graders.reward_model._raw import RawScore, RewardModelFlag
+from truegrade.graders.reward_model._scale import ScoreScale, sigmoid
+
+__all__ = [
+    "INSTALL_HINT",
+    "LocalModel",
+    "RawScore",
+    "RewardModelFlag",
+    "RewardModelGrader",
+    "RewardModelOptions",
+    "ScoreScale",
+    "load_local_model",
+    "loaded_models",
+    "sigmoid",
+    "unload_local_models",
+]
