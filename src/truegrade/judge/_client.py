@@ -167,6 +167,17 @@ class JudgeClient:
         self._next = (self._next + 1) % len(self._sdks)
         return self._sdks[self._next]
 
+    def cached(self, request: ChatRequest) -> Completion | None:
+        """The cached completion for ``request``, or None (no request is ever sent): lets a
+        caller answer cache hits without scheduling anything."""
+        if self.cache is None:
+            return None
+        hit = self.cache.get(request.cache_key(self.config.model))
+        if hit is None:
+            return None
+        self.usage.add_cache_hit()
+        return Completion.from_cache(hit)
+
     async def complete(self, request: ChatRequest) -> Completion:
         """The completion for ``request``: from the cache, or from the endpoint.
 

@@ -99,6 +99,10 @@ class CompactLogprobs(Sequence[TokenLogprob]):
             return [self._decode(row) for row in self._rows[index]]
         return self._decode(self._rows[index])
 
+    def token_text(self, index: int) -> str:
+        """The token at ``index``, without decoding its alternatives."""
+        return str(self._rows[index][0])
+
     @staticmethod
     def _decode(row: list[Any]) -> TokenLogprob:
         token, logprob, top = row

@@ -375,6 +375,28 @@ def test_a_rerun_is_served_from_the_cache(simulator, tmp_path):
     assert again.usage_report()["sim-judge"]["cache_hits"] == 40
 
 
+def test_a_partly_cached_rerun_asks_only_for_what_is_missing(simulator, tmp_path):
+    # hits are answered first, in order, without a request; misses go out concurrently; the
+    # grades come back in input order either way, and cached unparseable answers stay errors
+    spec = endpoint(simulator)
+    tag = spec["headers"]["x-simulator-tag"]
+    cache = str(tmp_path / "judge.sqlite")
+    samples = pairs(12, seed=9)
+    full = load_grader("judge", mode="pairwise", cache=None, **spec).grade_batch(samples)
+    load_grader("judge", mode="pairwise", cache=cache, **spec).grade_batch(samples[::2])
+    sent = simulator.stats(tag)["requests"]
+    again = load_grader("judge", mode="pairwise", cache=cache, **spec)
+    mixed = again.grade_batch(samples)
+    assert [g.score for g in mixed] == [g.score for g in full]
+    assert simulator.stats(tag)["requests"] - sent == 12  # the 6 misses, both orders
+    assert again.usage_report()["sim-judge"]["cache_hits"] == 12
+    broken = endpoint(simulator, format_errors=1.0)
+    scored = load_grader("judge", cache=cache, **broken)
+    assert scored.grade({"id": 1, "response": "x"}).error is not None
+    rerun = load_grader("judge", cache=cache, **broken).grade({"id": 1, "response": "x"})
+    assert rerun.error is not None and "unparseable_verdict" in rerun.flags
+
+
 def test_grade_batch_works_inside_a_running_event_loop(simulator):
     grader = judge(simulator)
 

@@ -47,7 +47,6 @@ from truegrade.graders.judge._prompts import PromptBuilder
 from truegrade.graders.judge._verdict import Verdict, parse_verdict, soft_verdict
 from truegrade.judge import (
     ChatRequest,
-    Completion,
     JudgeCache,
     JudgeClient,
     JudgeRequestError,
@@ -130,6 +129,10 @@ class _NoVerdict(Exception):
     """A judge answered, but not with a verdict."""
 
 
+class _CacheMiss(Exception):
+    """The cache-only pass met a request the cache does not hold."""
+
+
 @dataclass
 class _JudgeResult:
     label: str
@@ -204,7 +207,21 @@ class JudgeGrader(BaseGrader):
             for judge in self.judges
         }
         try:
-            return list(await asyncio.gather(*(self._grade_one(s, clients) for s in samples)))
+            grades: list[Grade | None] = [None] * len(samples)
+            todo = list(range(len(samples)))
+            if self.cache is not None:
+                # cache hits first, one after another: a coroutine that never waits costs no
+                # task, which is most of the time a cached rerun would otherwise spend
+                todo = []
+                for i, sample in enumerate(samples):
+                    try:
+                        grades[i] = await self._grade_one(sample, clients, cache_only=True)
+                    except _CacheMiss:
+                        todo.append(i)
+            fresh = await asyncio.gather(*(self._grade_one(samples[i], clients) for i in todo))
+            for i, grade in zip(todo, fresh, strict=True):
+                grades[i] = grade
+            return [g for g in grades if g is not None]
         finally:
             for client in clients.values():
                 await client.aclose()
@@ -235,7 +252,9 @@ class JudgeGrader(BaseGrader):
             return None
         return value if isinstance(value, str) else str(value)
 
-    async def _grade_one(self, sample: Sample, clients: dict[str, JudgeClient]) -> Grade:
+    async def _grade_one(
+        self, sample: Sample, clients: dict[str, JudgeClient], *, cache_only: bool = False
+    ) -> Grade:
         start = time.perf_counter()
         candidate = sample.response_text
         findings = find_injections(candidate)
@@ -269,12 +288,25 @@ class JudgeGrader(BaseGrader):
                 *flags,
                 latency_ms=elapsed(),
             )
-        outcomes = await _gather(
-            [
-                self._ask(judge, clients[judge.label], sample, candidate, baseline)
-                for judge in self.judges
-            ]
-        )
+        asks = [
+            self._ask(judge, clients[judge.label], sample, candidate, baseline, cache_only)
+            for judge in self.judges
+        ]
+        if cache_only:  # no waiting: in order, and the first miss ends the pass for this sample
+            outcomes: list[_JudgeResult | BaseException] = []
+            try:
+                for ask in asks:
+                    try:
+                        outcomes.append(await ask)
+                    except _CacheMiss:
+                        raise
+                    except Exception as exc:  # as _gather reports it
+                        outcomes.append(exc)
+            finally:
+                for ask in asks:
+                    ask.close()
+        else:
+            outcomes = await _gather(asks)
         results: list[_JudgeResult] = []
         for judge, outcome in zip(self.judges, outcomes, strict=True):
             if isinstance(outcome, JudgeRequestError):
@@ -314,7 +346,7 @@ class JudgeGrader(BaseGrader):
         return grade
 
     async def _complete(
-        self, client: JudgeClient, values: dict[str, str]
+        self, client: JudgeClient, values: dict[str, str], cache_only: bool = False
     ) -> tuple[Verdict, dict[str, float] | None]:
         options = self.options
         request = ChatRequest(
@@ -328,7 +360,13 @@ class JudgeGrader(BaseGrader):
             logprobs_tail=_VERDICT_TOKENS if options.logprobs else None,
             template_version=self.prompts.version,
         )
-        completion: Completion = await client.complete(request)
+        if cache_only:
+            hit = client.cached(request)
+            if hit is None:
+                raise _CacheMiss
+            completion = hit
+        else:
+            completion = await client.complete(request)
         verdict = parse_verdict(completion.text, options.mode, self.scale)
         if verdict is None:
             tail = " ".join(completion.text.strip().split())[-120:]
@@ -342,13 +380,14 @@ class JudgeGrader(BaseGrader):
         sample: Sample,
         candidate: str,
         baseline: str | None,
+        cache_only: bool = False,
     ) -> _JudgeResult:
         instruction = sample.prompt_text
         mode = self.options.mode
         lo, hi = self.scale
         if mode == "score":
             verdict, soft = await self._complete(
-                client, {"instruction": instruction, "response": candidate}
+                client, {"instruction": instruction, "response": candidate}, cache_only
             )
             raw = soft["score"] if soft else float(verdict.score or 0.0)
             return _JudgeResult(
@@ -361,6 +400,7 @@ class JudgeGrader(BaseGrader):
             verdict, soft = await self._complete(
                 client,
                 {"instruction": instruction, "response": candidate, "reference": reference},
+                cache_only,
             )
             p_yes = soft["yes"] if soft else float(verdict.value == "yes")
             return _JudgeResult(judge.label, p_yes, verdict.value, soft=soft is not None)
@@ -368,15 +408,22 @@ class JudgeGrader(BaseGrader):
         orders = [("candidate_first", candidate, baseline)]
         if self.options.both_orders:
             orders.append(("candidate_second", baseline, candidate))
-        answers = await asyncio.gather(
-            *(
-                self._complete(
-                    client,
-                    {"instruction": instruction, "response_a": first, "response_b": second},
-                )
-                for _, first, second in orders
+        calls = [
+            self._complete(
+                client,
+                {"instruction": instruction, "response_a": first, "response_b": second},
+                cache_only,
             )
-        )
+            for _, first, second in orders
+        ]
+        if cache_only:
+            try:
+                answers = [await call for call in calls]
+            finally:
+                for call in calls:
+                    call.close()
+        else:
+            answers = await asyncio.gather(*calls)
         values: dict[str, float] = {}
         decisions: list[str] = []
         for (name, _, _), (verdict, soft) in zip(orders, answers, strict=True):

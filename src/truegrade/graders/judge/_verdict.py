@@ -139,8 +139,10 @@ def _verdict_position(tokens: Sequence[TokenLogprob], value: str) -> int:
     ``true``, as in ``{"criteria_met": true}``)."""
     target = value.strip().lower()
     spellings = _SPELLINGS.get(target, {target})
+    # cached log-probabilities can give a token's text without decoding its alternatives
+    text_at = getattr(tokens, "token_text", None) or (lambda i: tokens[i].token)
     for i in range(len(tokens) - 1, -1, -1):
-        if tokens[i].token.strip().strip('"').lower() in spellings:
+        if text_at(i).strip().strip('"').lower() in spellings:
             return i
     return -1
 
@@ -164,7 +166,8 @@ def soft_verdict(
         return None
     mass: dict[str, float] = {}
     lo, hi = scale
-    for token, logprob in tokens[at].top or ((tokens[at].token, tokens[at].logprob),):
+    chosen = tokens[at]
+    for token, logprob in chosen.top or ((chosen.token, chosen.logprob),):
         key = _label(token.strip().strip('"'), mode, lo, hi)
         if key is not None:
             mass[key] = mass.get(key, 0.0) + math.exp(logprob)
