@@ -151,6 +151,7 @@ def read_expected(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
                 return frame.f_locals[key]
         frame = frame.f_back
     return None"""
+    # an attack program (text handed to the grader as a candidate): it runs only in the sandbox
     source_body = """    import inspect, re, sys
     frame = sys._getframe(1)
     while frame is not None:

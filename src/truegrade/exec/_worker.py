@@ -188,6 +188,7 @@ def main(argv: list[str]) -> int:
     pending: dict[str, bytes] = {}
     while True:
         try:
+            # trusted input: the engine's own messages (model text reaches a worker as data)
             message = pickle.loads(inbox.recv_bytes())
         except EOFError:
             return 0
@@ -209,7 +210,7 @@ def main(argv: list[str]) -> int:
                 progress.slots[2] = time.monotonic_ns()
                 progress.slots[1] = POS_SETUP
                 try:
-                    task = pickle.loads(pending[key])
+                    task = pickle.loads(pending[key])  # trusted: the caller's task
                     setup = getattr(task, "setup", None)
                     if callable(setup):
                         setup()

@@ -62,7 +62,7 @@ _BOOTSTRAP = (  # runs inside the sandbox: it executes our own zygote, compiled 
     "import marshal,os\n"
     "n=int.from_bytes(os.read(0,4),'big');b=b''\n"
     "while len(b)<n:b+=os.read(0,n-len(b))\n"
-    "exec(marshal.loads(b))"
+    "exec(marshal.loads(b))"  # inside the sandbox; b is our zygote, never model text
 )
 """What the interpreter in the sandbox is started with: it reads the zygote's code object from
 stdin. Compiling the zygote's source there would leave the parser's memory behind in the zygote,

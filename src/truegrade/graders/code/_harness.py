@@ -351,8 +351,8 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
     namespace: dict[str, Any] = {"__name__": "__truegrade_check__"}
     try:
         if helpers:
-            # trusted input: the dataset's prompt or helpers, never the response
-            exec(_compiled(helpers, "<prompt>"), namespace)  # noqa: S102
+            # the dataset's prompt or helpers, never the response
+            exec(_compiled(helpers, "<prompt>"), namespace)  # noqa: S102 - trusted input
         exec(_compiled(spec.check, "<check>"), namespace)  # noqa: S102 - the dataset's test
     except Exception as exc:
         raise SpecProblem(f"the check code does not run: {type(exc).__name__}: {exc}") from None
