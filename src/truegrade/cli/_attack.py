@@ -25,11 +25,8 @@ from truegrade.cli._common import (
     load_rows,
     out_console,
     progress_bar,
-    user_errors,
 )
-from truegrade.cli._grade import load_cli_grader
-from truegrade.core import load_grader
-from truegrade.exec import configure_default_engine
+from truegrade.cli._grade import load_cli_grader, load_oracle
 
 __all__ = ["attack_command", "attack_table"]
 
@@ -144,15 +141,10 @@ def attack_command(
         fail("--grader is required (or --list to see the attacks)")
     if kind is not None and kind not in KINDS:
         fail(f"--kind must be one of {', '.join(KINDS)}")
-    if workers is not None:
-        configure_default_engine(workers=workers)
     the_grader = load_cli_grader(
-        grader, option, timeout_s, backend=backend, ray_address=ray_address
+        grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
-    the_oracle = None
-    if oracle is not None:
-        with user_errors():
-            the_oracle = load_grader(oracle)
+    the_oracle = load_oracle(oracle)
     attacker = None
     if attacker_endpoint is not None or attacker_model is not None:
         if attacker_endpoint is None or attacker_model is None:

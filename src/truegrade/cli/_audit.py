@@ -27,9 +27,8 @@ from truegrade.cli._common import (
     progress_bar,
 )
 from truegrade.cli._grade import load_cli_grader
-from truegrade.exec import configure_default_engine
 
-__all__ = ["audit_command", "audit_table"]
+__all__ = ["audit_command", "audit_table", "parse_checks"]
 
 
 def audit_table(report: AuditReport, *, limit: int = 30) -> Table:
@@ -48,6 +47,17 @@ def audit_table(report: AuditReport, *, limit: int = 30) -> Table:
             table.add_row(item.id, flag.name, flag.reason)
             shown += 1
     return table
+
+
+def parse_checks(checks: str | None) -> list[str]:
+    """``--checks``: comma-separated audit checks, every one when not given, none for ``none``."""
+    if checks == "none":
+        return []
+    chosen = [c.strip() for c in checks.split(",")] if checks else list(CHECKS)
+    unknown = set(chosen) - set(CHECKS)
+    if unknown:
+        fail(f"unknown checks {', '.join(sorted(unknown))}; choose from {', '.join(CHECKS)}")
+    return chosen
 
 
 def audit_command(
@@ -81,14 +91,9 @@ def audit_command(
 ) -> None:
     """Flag unsound items: failing or unreadable references, rejected equivalents, flaky
     grading, suspect keys, low discrimination, near duplicates, leaked answers."""
-    chosen = [c.strip() for c in checks.split(",")] if checks else list(CHECKS)
-    unknown = set(chosen) - set(CHECKS)
-    if unknown:
-        fail(f"unknown checks {', '.join(sorted(unknown))}; choose from {', '.join(CHECKS)}")
-    if workers is not None:
-        configure_default_engine(workers=workers)
+    chosen = parse_checks(checks)
     the_grader = load_cli_grader(
-        grader, option, timeout_s, backend=backend, ray_address=ray_address
+        grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     rows = load_rows(data, fmt=fmt, limit=limit)
     with progress_bar(enabled=not quiet) as bar:

@@ -9,6 +9,7 @@ import typer
 
 from truegrade.attacks import KINDS
 from truegrade.audit import CHECKS
+from truegrade.cli._audit import parse_checks
 from truegrade.cli._common import (
     BackendOption,
     FormatOption,
@@ -22,11 +23,8 @@ from truegrade.cli._common import (
     fail,
     load_rows,
     out_console,
-    user_errors,
 )
-from truegrade.cli._grade import load_cli_grader
-from truegrade.core import load_grader
-from truegrade.exec import configure_default_engine
+from truegrade.cli._grade import load_cli_grader, load_oracle
 
 __all__ = ["card_command"]
 
@@ -74,23 +72,11 @@ def card_command(
 
     if (proxy is None) != (gold is None):
         fail("give both --proxy and --gold, or neither")
-    chosen = (
-        []
-        if checks == "none"
-        else ([c.strip() for c in checks.split(",")] if checks else list(CHECKS))
-    )
-    unknown = set(chosen) - set(CHECKS)
-    if unknown:
-        fail(f"unknown checks {', '.join(sorted(unknown))}; choose from {', '.join(CHECKS)}")
-    if workers is not None:
-        configure_default_engine(workers=workers)
+    chosen = parse_checks(checks)
     the_grader = load_cli_grader(
-        grader, option, timeout_s, backend=backend, ray_address=ray_address
+        grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
-    the_oracle = None
-    if oracle is not None:
-        with user_errors():
-            the_oracle = load_grader(oracle)
+    the_oracle = load_oracle(oracle)
     rows = load_rows(data, fmt=fmt, limit=limit)
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     try:

@@ -30,7 +30,7 @@ from truegrade.exec import configure_default_engine
 from truegrade.graders import set_timeout
 from truegrade.stats import GradeSummary, summarize
 
-__all__ = ["grade_command", "load_cli_grader", "summary_table"]
+__all__ = ["grade_command", "load_cli_grader", "load_oracle", "summary_table"]
 
 
 def load_cli_grader(
@@ -41,12 +41,16 @@ def load_cli_grader(
     backend: str = "local",
     ray_address: str | None = None,
     unsafe_no_sandbox: bool = False,
+    workers: int | None = None,
 ) -> Grader:
     """Load ``--grader`` with its ``-o`` options, an optional per-item deadline override, the
-    backend it runs on (``local`` engine workers, or actors of a Ray cluster), and whether code
-    graders may run untrusted code unisolated when no sandbox works (flagged ``unsandboxed``)."""
+    backend it runs on (``local`` engine workers, ``workers`` of them, or actors of a Ray
+    cluster), and whether code graders may run untrusted code unisolated when no sandbox works
+    (flagged ``unsandboxed``)."""
     if timeout_s is not None and timeout_s <= 0:
         fail("--timeout-s must be > 0")
+    if workers is not None:
+        configure_default_engine(workers=workers)
     pairs = parse_pairs(options, "--option")
     if unsafe_no_sandbox and spec == "code":
         pairs.setdefault("unsafe_no_sandbox", True)
@@ -68,6 +72,14 @@ def load_cli_grader(
 
         allow_unsandboxed(grader)
     return grader
+
+
+def load_oracle(spec: str | None) -> Grader | None:
+    """The ``--oracle`` grader (the one that knows right from wrong), when one is named."""
+    if spec is None:
+        return None
+    with user_errors():
+        return load_grader(spec)
 
 
 def summary_table(summary: GradeSummary, *, title: str) -> Table:
@@ -148,12 +160,11 @@ def grade_command(
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}")
     field_map = {k: str(v) for k, v in parse_pairs(field, "--field").items()}
-    if workers is not None:
-        configure_default_engine(workers=workers)
     the_grader = load_cli_grader(
         grader,
         option,
         timeout_s,
+        workers=workers,
         backend=backend,
         ray_address=ray_address,
         unsafe_no_sandbox=unsafe_no_sandbox,

@@ -8,7 +8,6 @@ import typer
 
 from truegrade.cli._common import GraderOptions, TimeoutOption, WorkersOption, err_console
 from truegrade.cli._grade import load_cli_grader
-from truegrade.exec import configure_default_engine
 
 __all__ = ["serve_command"]
 
@@ -30,9 +29,7 @@ def serve_command(
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     from truegrade.serve import serve
 
-    if workers is not None:
-        configure_default_engine(workers=workers)
-    the_grader = load_cli_grader(grader, option, timeout_s)
+    the_grader = load_cli_grader(grader, option, timeout_s, workers=workers)
     err_console.print(
         f"serving {grader} on http://{host}:{port} (POST /grade, POST /get_reward,"
         " GET /health, GET /metrics)",

@@ -30,7 +30,6 @@ from truegrade.cli._common import (
 from truegrade.cli._grade import load_cli_grader
 from truegrade.core import DataError, Grade, Sample, run_grader
 from truegrade.data import read_results
-from truegrade.exec import configure_default_engine
 from truegrade.validate import (
     Metric,
     PairwiseReport,
@@ -201,8 +200,6 @@ def validate_command(
     preferences (pairwise accuracy)."""
     if (grader is None) == (scores is None):
         fail("give exactly one of --grader (grade now) or --scores (grades already computed)")
-    if workers is not None:
-        configure_default_engine(workers=workers)
     samples = load_rows(data, fmt=fmt, limit=limit)
     labelled = [s for s in samples if s.label is not None]
     if pairwise or (not labelled and any(is_preference_row(s) for s in samples)):
@@ -212,7 +209,7 @@ def validate_command(
         if not pairs:
             fail(f"{data} has no rows with both 'chosen' and 'rejected'")
         the_grader = load_cli_grader(
-            grader, option, timeout_s, backend=backend, ray_address=ray_address
+            grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
         )
         with progress_bar(enabled=not quiet) as bar:
             task = bar.add_task("grading pairs", total=2 * len(pairs))
@@ -237,7 +234,7 @@ def validate_command(
     else:
         assert grader is not None
         the_grader = load_cli_grader(
-            grader, option, timeout_s, backend=backend, ray_address=ray_address
+            grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
         )
         missing = [s.key for s in labelled if s.response is None]
         if missing:
