@@ -8,7 +8,7 @@ injection logic lives here and is usable on its own (``find_injections``, ``pars
 from truegrade.graders.judge._family import KNOWN_FAMILIES, model_family
 from truegrade.graders.judge._grader import JudgeFlag, JudgeGrader, run_sync
 from truegrade.graders.judge._injection import InjectionFinding, find_injections
-from truegrade.graders.judge._options import JudgeEndpoint, JudgeOptions
+from truegrade.graders.judge._options import JudgeEndpoint, JudgeOptions, template_text
 from truegrade.graders.judge._prompts import (
     BUILTIN_TEMPLATES,
     SYSTEM_PROMPT,
@@ -35,5 +35,6 @@ __all__ = [
     "parse_verdict",
     "run_sync",
     "soft_verdict",
+    "template_text",
     "verdict_instruction",
 ]

@@ -11,9 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from truegrade.graders.judge._prompts import Mode
 from truegrade.judge import EndpointConfig
 
-__all__ = ["JudgeEndpoint", "JudgeOptions"]
+__all__ = ["JudgeEndpoint", "JudgeOptions", "template_text"]
 
 
 class JudgeEndpoint(EndpointConfig):
@@ -133,16 +134,26 @@ class JudgeOptions(BaseModel):
 
     def template_text(self, base_dir: Path | None) -> str:
         """The template: built-in, read from a file, or given inline."""
-        if self.template == "default":
-            from truegrade.graders.judge._prompts import BUILTIN_TEMPLATES
+        return template_text(self.template, self.mode, base_dir)
 
-            return BUILTIN_TEMPLATES[self.mode]
-        path = Path(self.template)
-        if base_dir is not None and not path.is_absolute():
-            path = base_dir / path
-        if "\n" not in self.template and "{" not in self.template and path.suffix:
-            try:
-                return path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise ValueError(f"cannot read template {path}: {exc.strerror}") from None
-        return self.template
+
+def template_text(template: str, mode: Mode, base_dir: Path | None) -> str:
+    """A ``template`` option's text: ``default`` (the built-in one for ``mode``), a file
+    (relative to ``base_dir``), or the template itself.
+
+    Raises:
+        ValueError: the file cannot be read.
+    """
+    if template == "default":
+        from truegrade.graders.judge._prompts import BUILTIN_TEMPLATES
+
+        return BUILTIN_TEMPLATES[mode]
+    path = Path(template)
+    if base_dir is not None and not path.is_absolute():
+        path = base_dir / path
+    if "\n" not in template and "{" not in template and path.suffix:
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read template {path}: {exc.strerror}") from None
+    return template

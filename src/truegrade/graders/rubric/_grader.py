@@ -21,7 +21,7 @@ import json
 import secrets
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from truegrade.core import BaseGrader, Grade, Grader, Sample, SpecError
 from truegrade.graders._kernel import validate_options
 from truegrade.graders.judge import (
-    BUILTIN_TEMPLATES,
     JudgeEndpoint,
     PromptBuilder,
     find_injections,
     parse_verdict,
     run_sync,
+    template_text,
 )
 from truegrade.graders.rubric._format import Rubric, RubricItem, load_rubric, parse_rubric
 from truegrade.judge import (
@@ -158,7 +158,6 @@ class _Job:
     item: RubricItem
     verdict: CriterionVerdict | None = None
     slot: int = 0
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 class RubricGrader(BaseGrader):
@@ -194,16 +193,10 @@ class RubricGrader(BaseGrader):
             open_cache(options.cache, base_dir) if options.judge is not None else None
         )
         secret = self.cache.secret if self.cache is not None else secrets.token_bytes(32)
-        template = BUILTIN_TEMPLATES["criterion"]
-        if options.template != "default":
-            text = options.template
-            candidate = Path(text) if base_dir is None else base_dir / text
-            if "\n" not in text and "{" not in text and candidate.suffix:
-                try:
-                    text = candidate.read_text(encoding="utf-8")
-                except OSError as exc:
-                    raise SpecError(f"cannot read template {candidate}: {exc.strerror}") from None
-            template = text
+        try:
+            template = template_text(options.template, "criterion", base_dir)
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
         self.prompts = PromptBuilder("criterion", template, (0, 1), secret)
         judge = options.judge
         self.usage = (
