@@ -61,10 +61,14 @@ class RateLimiter:
     def active(self) -> bool:
         return self.requests is not None or self.tokens is not None
 
-    async def acquire(self, tokens: int) -> None:
-        """Wait until one request of about ``tokens`` tokens may be sent."""
+    async def acquire(self, tokens: int) -> float:
+        """Wait until one request of about ``tokens`` tokens may be sent.
+
+        Returns the monotonic time the request was cleared for. The sleep may overrun it on a
+        loaded machine (the event loop wakes late); the schedule itself never exceeds the rate.
+        """
         if not self.active:
-            return
+            return time.monotonic()
         with self._lock:
             now = time.monotonic()
             wait = 0.0
@@ -75,6 +79,7 @@ class RateLimiter:
             self.waited_s += wait
         if wait > 0:
             await asyncio.sleep(wait)
+        return now + wait
 
     def settle(self, estimated: int, actual: int) -> None:
         """Correct a token reservation once the endpoint reports the real usage."""
