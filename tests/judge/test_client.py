@@ -157,11 +157,12 @@ def test_a_client_under_the_servers_limit_is_never_refused(simulator):
     cfg, tag = config(simulator, max_rpm=1200)
     _unlimited, _ = run(cfg.model_copy(update={"max_retries": 20}), [request(i) for i in range(30)])
     assert simulator.stats(tag)["statuses"].get("429", 0) > 0  # unlimited: the server pushes back
-    # a second's burst plus a second's rate stays within the server's 20 in any second
+    # the same 30 at 5/s: at most a second's burst plus a second's rate (10) leave in any second,
+    # half the server's 20, so even requests a loaded machine delays and bunches are not refused
     polite, tag2 = config(simulator, max_rpm=1200)
-    limited = polite.model_copy(update={"requests_per_minute": 540})
-    run(limited, [request(i) for i in range(20)])
-    assert simulator.stats(tag2)["statuses"] == {"200": 20}
+    limited = polite.model_copy(update={"requests_per_minute": 300})
+    run(limited, [request(i) for i in range(30)])
+    assert simulator.stats(tag2)["statuses"] == {"200": 30}
 
 
 def test_tokens_per_minute_are_respected(simulator):
