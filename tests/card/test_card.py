@@ -10,8 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from truegrade.attacks import AttackReport
 from truegrade.card import Card, build_card, render_html, write_card
+from truegrade.cli import app
 from truegrade.core import Sample, load_grader
 from truegrade.data import read_samples
 
@@ -203,6 +206,40 @@ def test_the_card_command_writes_three_files(tmp_path):
         timeout=60,
     )
     assert bad.returncode == 2 and "--proxy and --gold" in bad.stderr
+
+
+def test_the_card_asks_an_attacker_llm_when_given_one(simulator, tmp_path):
+    # items with no number-free exploit in the library (master keys only): what the card reports
+    # as exploited, the attacker wrote, and the card shows it and what it cost
+    data = tmp_path / "items.jsonl"
+    products = [(53, 31), (95, 18), (86, 19)]
+    data.write_text(
+        "".join(
+            json.dumps({"id": f"q{i}", "prompt": f"What is {a} * {b}?", "reference": a * b}) + "\n"
+            for i, (a, b) in enumerate(products)
+        )
+    )
+    naive = f"{EXAMPLES}/graders/naive_last_number.py:reward"
+    args = ["card", data, "-g", naive, "--attacks", "master_key", "--checks", "none"]
+    args += ["--budget", 10, "--out", tmp_path / "card.html"]
+    attacker = ["--attacker-endpoint", simulator.base_url, "--attacker-model", "sim"]
+    result = CliRunner().invoke(app, [str(a) for a in args + attacker], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "UNSAFE" in result.output
+    doc = json.loads((tmp_path / "card.json").read_text())
+    report = AttackReport.model_validate(doc["exploitability"])
+    assert report.exploitability.items_exploited == 3
+    assert report.attacker is not None and report.attacker.exploits >= 3
+    assert {s.source for s in report.search} == {"attacker"}
+    html = (tmp_path / "card.html").read_text()
+    assert "Attacker LLM <code>sim</code>" in html and html.count("<td>attacker</td>") == 3
+    assert "### Adaptive search (10 queries per item)" in (tmp_path / "card.md").read_text()
+    # without the attacker the same card finds nothing; an attacker without a budget is refused
+    alone = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+    assert alone.exit_code == 0 and "HOLDS" in alone.output, alone.output
+    no_budget = [a for a in args if a not in ("--budget", 10)] + attacker
+    refused = CliRunner().invoke(app, [str(a) for a in no_budget])
+    assert refused.exit_code == 2 and "--budget" in refused.output
 
 
 def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_path):

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from truegrade.attacks import AttackReport, run_attacks
+from truegrade.attacks import AttackerLLM, AttackReport, run_attacks
 from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.bench import machine
 from truegrade.card._verdict import Verdict, verdict_of
 from truegrade.core import Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.judge import EndpointConfig
 from truegrade.validate import ValidationReport, validate_grades
 
 __all__ = ["Card", "build_card"]
@@ -92,6 +93,7 @@ def build_card(
     proxy: str | None = None,
     gold: str | None = None,
     oracle: Grader | None = None,
+    attacker: AttackerLLM | EndpointConfig | Mapping[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Card:
     """Run every applicable analysis and compute the verdict (see the module docstring).
@@ -111,6 +113,8 @@ def build_card(
         labels: Validate against labels when rows have them.
         proxy / gold: Score columns for the overoptimization analysis (dotted paths allowed).
         oracle: The grader that knows right from wrong, for the adaptive search.
+        attacker: An attacker LLM the adaptive search asks for candidates (see
+            :func:`truegrade.attacks.run_attacks`); needs a budget.
         progress: Told which analysis is running.
     """
     rows = to_samples(samples)
@@ -139,6 +143,7 @@ def build_card(
         threshold=threshold,
         budget=budget,
         oracle=oracle,
+        attacker=attacker,
     )
     seconds["exploitability"] = time.perf_counter() - start
 

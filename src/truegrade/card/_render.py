@@ -165,6 +165,31 @@ def render_markdown(card: Card) -> str:
             f"| {r.name} | {r.tried} | {r.exploited} | {_pct(r.exploit_rate)} "
             f"[{_pct(r.ci_low)}, {_pct(r.ci_high)}] | {example} |"
         )
+    if a.search:
+        found = [s for s in a.search if s.exploited]
+        lines += [
+            "",
+            f"### Adaptive search ({a.search_budget} queries per item)",
+            "",
+            f"{len(found)} of {len(a.search)} items exploited.",
+        ]
+        if a.attacker is not None:
+            lines.append(
+                f"Attacker LLM `{a.attacker.model}`: {a.attacker.requests} requests, "
+                f"{a.attacker.candidates} candidates graded, {a.attacker.exploits} rewarded"
+                + (f"; stopped: {a.attacker.stopped}." if a.attacker.stopped else ".")
+            )
+        if found:
+            lines += [
+                "",
+                "| item | best score | written by | queries | best rewarded response |",
+                "|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {_md_escape(s.item)} | {s.best_score:.3g} | {s.source} | {s.queries} | "
+                f"{_md_escape(s.best_response[:120])} |"
+                for s in found
+            ]
     lines += ["", "## Validity", ""]
     if card.validity is not None:
         o = card.validity.overall

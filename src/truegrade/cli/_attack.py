@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -28,7 +28,15 @@ from truegrade.cli._common import (
 )
 from truegrade.cli._grade import load_cli_grader, load_oracle
 
-__all__ = ["attack_command", "attack_table"]
+__all__ = [
+    "AttackerCandidatesOption",
+    "AttackerEndpointOption",
+    "AttackerKeyEnvOption",
+    "AttackerModelOption",
+    "attack_command",
+    "attack_table",
+    "attacker_options",
+]
 
 
 def _rate(value: float | None, low: float | None, high: float | None) -> str:
@@ -65,6 +73,43 @@ def attack_table(report: AttackReport, *, title: str) -> Table:
     return table
 
 
+# The attacker LLM's options, shared with ``truegrade card``.
+AttackerEndpointOption = Annotated[
+    str | None,
+    typer.Option(
+        help="OpenAI-compatible endpoint of an attacker LLM the search asks for new "
+        "candidates each generation (needs --budget and --attacker-model)."
+    ),
+]
+AttackerModelOption = Annotated[str | None, typer.Option(help="The attacker's model.")]
+AttackerKeyEnvOption = Annotated[
+    str | None,
+    typer.Option(help="Environment variable holding the attacker endpoint's API key."),
+]
+AttackerCandidatesOption = Annotated[
+    int, typer.Option(help="Candidates asked of the attacker per item and generation.", min=1)
+]
+
+
+def attacker_options(
+    endpoint: str | None,
+    model: str | None,
+    key_env: str | None,
+    candidates: int,
+    *,
+    budget: int,
+) -> dict[str, Any] | None:
+    """The attacker LLM's settings from its command-line options (None: no attacker), or exit
+    with a clear message when they cannot work together."""
+    if endpoint is None and model is None:
+        return None
+    if endpoint is None or model is None:
+        fail("--attacker-endpoint and --attacker-model go together")
+    if budget <= 0:
+        fail("the attacker joins the adaptive search: give it --budget N")
+    return {"endpoint": endpoint, "model": model, "api_key_env": key_env, "candidates": candidates}
+
+
 def attack_command(
     data: Annotated[Path, typer.Argument(help="Items to attack (prompt and reference).")],
     grader: Annotated[
@@ -94,21 +139,10 @@ def attack_command(
             "the search (default: math for math items)."
         ),
     ] = None,
-    attacker_endpoint: Annotated[
-        str | None,
-        typer.Option(
-            help="OpenAI-compatible endpoint of an attacker LLM the search asks for new "
-            "candidates each generation (needs --budget and --attacker-model)."
-        ),
-    ] = None,
-    attacker_model: Annotated[str | None, typer.Option(help="The attacker's model.")] = None,
-    attacker_key_env: Annotated[
-        str | None,
-        typer.Option(help="Environment variable holding the attacker endpoint's API key."),
-    ] = None,
-    attacker_candidates: Annotated[
-        int, typer.Option(help="Candidates asked of the attacker per item and generation.", min=1)
-    ] = 4,
+    attacker_endpoint: AttackerEndpointOption = None,
+    attacker_model: AttackerModelOption = None,
+    attacker_key_env: AttackerKeyEnvOption = None,
+    attacker_candidates: AttackerCandidatesOption = 4,
     threshold: Annotated[float, typer.Option(help="A score above this counts as rewarded.")] = 0.5,
     limit: LimitOption = None,
     seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
@@ -145,18 +179,9 @@ def attack_command(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     the_oracle = load_oracle(oracle)
-    attacker = None
-    if attacker_endpoint is not None or attacker_model is not None:
-        if attacker_endpoint is None or attacker_model is None:
-            fail("--attacker-endpoint and --attacker-model go together")
-        if budget <= 0:
-            fail("the attacker joins the adaptive search: give it --budget N")
-        attacker = {
-            "endpoint": attacker_endpoint,
-            "model": attacker_model,
-            "api_key_env": attacker_key_env,
-            "candidates": attacker_candidates,
-        }
+    attacker = attacker_options(
+        attacker_endpoint, attacker_model, attacker_key_env, attacker_candidates, budget=budget
+    )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     items = load_rows(data, fmt=fmt, limit=limit)
     with progress_bar(enabled=not quiet) as bar:

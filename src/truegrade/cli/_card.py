@@ -9,6 +9,13 @@ import typer
 
 from truegrade.attacks import KINDS
 from truegrade.audit import CHECKS
+from truegrade.cli._attack import (
+    AttackerCandidatesOption,
+    AttackerEndpointOption,
+    AttackerKeyEnvOption,
+    AttackerModelOption,
+    attacker_options,
+)
 from truegrade.cli._audit import parse_checks
 from truegrade.cli._common import (
     BackendOption,
@@ -50,6 +57,10 @@ def card_command(
     oracle: Annotated[
         str | None, typer.Option(help="Right-from-wrong grader for the search.")
     ] = None,
+    attacker_endpoint: AttackerEndpointOption = None,
+    attacker_model: AttackerModelOption = None,
+    attacker_key_env: AttackerKeyEnvOption = None,
+    attacker_candidates: AttackerCandidatesOption = 4,
     checks: Annotated[
         str | None,
         typer.Option(help=f"Audit checks (default all: {', '.join(CHECKS)}; 'none' to skip)."),
@@ -73,6 +84,9 @@ def card_command(
     if (proxy is None) != (gold is None):
         fail("give both --proxy and --gold, or neither")
     chosen = parse_checks(checks)
+    attacker = attacker_options(
+        attacker_endpoint, attacker_model, attacker_key_env, attacker_candidates, budget=budget
+    )
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
@@ -96,6 +110,7 @@ def card_command(
             proxy=proxy,
             gold=gold,
             oracle=the_oracle,
+            attacker=attacker,
             progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
         )
     except (KeyError, ValueError) as exc:
