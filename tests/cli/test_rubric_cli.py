@@ -131,3 +131,17 @@ def test_score_summarises_a_grade_run(simulator, tmp_path):
     scores = [json.loads(line)["score"] for line in results.read_text().splitlines()]
     assert doc["overall"]["estimate"] == max(0.0, sum(scores) / len(scores))
     assert {"axis:safety", "axis:accuracy", "axis:completeness"} <= set(doc["tags"])
+    assert doc["overall"]["clusters"] == 12  # every row its own cluster
+    # with the rows, the ideal and the careless answer to one prompt resample together: 6 prompts,
+    # the same estimate, a different interval
+    by_prompt = invoke("rubric", "score", results, "--data", ADVICE, "--out", summary)
+    assert by_prompt.exit_code == 0, by_prompt.output
+    assert "prompts" in by_prompt.output
+    clustered = json.loads(summary.read_text())
+    assert clustered["overall"]["clusters"] == 6
+    assert clustered["overall"]["estimate"] == doc["overall"]["estimate"]
+    assert clustered["overall"]["ci_high"] != doc["overall"]["ci_high"]
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"id": "elsewhere", "response": "x"}\n')
+    wrong = invoke("rubric", "score", results, "--data", other)
+    assert wrong.exit_code == 2 and "12 result ids are not rows of" in wrong.output

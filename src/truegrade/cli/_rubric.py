@@ -266,6 +266,14 @@ def meta_command(
 def score_command(
     results: Annotated[Path, typer.Argument(help="A results file of rubric grades.")],
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)] = 2000,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="The rows that were graded: their `group` (by id) clusters the interval, so "
+            "several responses to one prompt count as one prompt."
+        ),
+    ] = None,
+    fmt: FormatOption = "auto",
     out: Annotated[Path | None, typer.Option(help="Write the summary (JSON).")] = None,
 ) -> None:
     """The overall rubric score as HealthBench reports it (the clipped mean of the unclipped
@@ -275,14 +283,33 @@ def score_command(
         records = [r for _, r in read_results(results)]
     if not records:
         fail(f"{results} holds no results")
-    summary = aggregate_rubric_scores(records, n_resamples=resamples)
+    clusters = None
+    if data is not None:
+        group_of = {
+            row.key: row.group if row.group is not None else row.key
+            for row in load_rows(data, fmt=fmt, limit=None)
+        }
+        missing = [str(r["id"]) for r in records if str(r["id"]) not in group_of]
+        if missing:
+            fail(
+                f"{len(missing)} result ids are not rows of {data} (first: {missing[0]!r}): "
+                "give the rows that were graded"
+            )
+        clusters = [group_of[str(r["id"])] for r in records]
+    summary = aggregate_rubric_scores(records, clusters=clusters, n_resamples=resamples)
     table = Table(title="rubric score (clipped mean, 95% bootstrap CI)", title_justify="left")
     table.add_column("slice")
     table.add_column("score")
     table.add_column("n", justify="right")
-    table.add_row("overall", _est(summary.overall), str(summary.overall.n))
+    if clusters is not None:
+        table.add_column("prompts", justify="right")
+
+    def counts(estimate: Estimate) -> list[str]:
+        return [str(estimate.n)] + ([str(estimate.clusters)] if clusters is not None else [])
+
+    table.add_row("overall", _est(summary.overall), *counts(summary.overall))
     for tag, estimate in summary.tags.items():
-        table.add_row(tag, _est(estimate), str(estimate.n))
+        table.add_row(tag, _est(estimate), *counts(estimate))
     out_console.print(table)
     if summary.errors:
         err_console.print(f"[yellow]{summary.errors} rows had grading errors and are left out[/]")
