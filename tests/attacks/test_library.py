@@ -87,6 +87,13 @@ def test_unknown_attack_names_are_listed():
         attacks_for("math", ["nope"])
 
 
+def test_an_unknown_kind_is_refused_not_attacked_with_nothing():
+    # a kind no attack targets would attack with nothing and call any grader sound
+    with pytest.raises(ValueError, match=r"unknown attack kind 'maths'; kinds: math, code, text"):
+        attacks_for("maths")
+    assert attacks_for("math") and attacks_for("code") and attacks_for("text")
+
+
 @pytest.mark.parametrize("gold", GOLDS)
 def test_decoys_differ_from_the_gold(gold):
     math = load_grader("math")

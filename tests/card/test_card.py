@@ -206,6 +206,10 @@ def test_the_card_command_writes_three_files(tmp_path):
         timeout=60,
     )
     assert bad.returncode == 2 and "--proxy and --gold" in bad.stderr
+    typo = CliRunner().invoke(
+        app, ["card", str(EXAMPLES / "data" / "arith.jsonl"), "-g", "math", "--kind", "maths"]
+    )
+    assert typo.exit_code == 2 and "'maths' is not one of math, code, text" in typo.output
 
 
 def test_the_card_asks_an_attacker_llm_when_given_one(simulator, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -11,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from truegrade.cli._grade import BatchSizer
 
 SLOW_REWARD = """
 import time
@@ -197,7 +200,7 @@ def test_resume_after_sigkill_equals_a_clean_run(tmp_path):
     (tmp_path / "rewards.py").write_text(SLOW_REWARD)
     rows = [{"id": f"r{i}", "response": str(i % 7), "reference": str(i % 5)} for i in range(400)]
     data = write_rows(tmp_path / "d.jsonl", rows)
-    args = ["grade", str(data), "-g", "rewards.py:reward", "--workers", "2", "--batch-size", "8"]
+    args = ["grade", str(data), "-g", "rewards.py:reward", "--workers", "2"]  # default batches
 
     run(*args, "--out", "clean.jsonl", cwd=tmp_path, check=True)
     clean = results(tmp_path / "clean.jsonl")
@@ -211,10 +214,15 @@ def test_resume_after_sigkill_equals_a_clean_run(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
+    first_seen = 0
     while time.monotonic() < deadline:
-        if out.exists() and out.read_bytes().count(b"\n") >= 60:
+        written = out.read_bytes().count(b"\n") if out.exists() else 0
+        first_seen = first_seen or written
+        if written >= 60:
             break
         time.sleep(0.02)
+    # results stream from the first small batch on, not after one of --batch-size (256) rows
+    assert 0 < first_seen < 60
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     partial = out.read_bytes().count(b"\n")
@@ -223,3 +231,27 @@ def test_resume_after_sigkill_equals_a_clean_run(tmp_path):
     resumed = run(*args, "--out", str(out), "--resume", cwd=tmp_path, check=True)
     assert "rows" in resumed.stdout
     assert results(out) == clean
+
+
+def test_batches_start_small_and_follow_the_grader_s_pace():
+    fast = BatchSizer(256)
+    assert fast.size == 8
+    fast.took(8, 0.0005)
+    assert fast.size == 256  # a string match: straight to the largest
+    slow = BatchSizer(256, target_s=2.0)
+    slow.took(8, 0.8)  # 10 rows/s
+    assert slow.size == 20
+    slow.took(20, 6.0)  # slower still: cut to ~2 s of rows
+    assert slow.size == 6
+    judge = BatchSizer(256, target_s=2.0)
+    sizes = [judge.size]
+    for _ in range(4):  # a batch within the concurrency takes one call's latency: keep doubling
+        judge.took(judge.size, 0.9)
+        sizes.append(judge.size)
+    assert all(b >= 2 * a for a, b in itertools.pairwise(sizes)), sizes
+    judge.took(judge.size, 2.0)  # on target: stay
+    assert judge.size == sizes[-1]
+    ray = BatchSizer(256, smallest=100)
+    assert ray.size == 100
+    ray.took(100, 60.0)
+    assert ray.size == 100  # never below the backend's smallest useful batch

@@ -56,6 +56,9 @@ def test_known_confusion_counts_and_rates():
     # Cohen's kappa by hand: p_o = .85, p_e = .5*.45 + .5*.55 = .5
     assert report.overall.kappa.estimate == pytest.approx((0.85 - 0.5) / 0.5)
     assert [d.kind for d in report.disagreements].count("false_pass") == 5
+    assert len(report.disagreements) == report.disagreements_total == 15  # all listed
+    capped = validate_grades(list(samples), list(grades), max_disagreements=4)
+    assert len(capped.disagreements) == 4 and capped.disagreements_total == 15
 
 
 def test_false_pass_rate_interval_is_clustered_on_the_prompt():
@@ -149,3 +152,12 @@ def test_validate_command_errors(tmp_path):
     assert result.returncode == 2 and "no rows with a 'label'" in result.stderr
     both = run_cli("validate", str(unlabelled), cwd=tmp_path)
     assert both.returncode == 2 and "exactly one of --grader" in both.stderr
+    labelled = tmp_path / "l.jsonl"
+    labelled.write_text('{"id": 1, "response": "x", "label": true}\n{"id": 2, "label": false}\n')
+    missing = run_cli("validate", str(labelled), "--scores", "nope.jsonl", cwd=tmp_path)
+    assert missing.returncode == 2 and "nope.jsonl: no such file" in missing.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "score": 1.0}\n{"id": 2, "score": "high"}\n')
+    wrong = run_cli("validate", str(labelled), "--scores", str(bad), cwd=tmp_path)
+    assert wrong.returncode == 2, wrong.stderr
+    assert "bad.jsonl:2: not a grade (score:" in wrong.stderr and "Traceback" not in wrong.stderr

@@ -96,7 +96,11 @@ def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
 
     Raises:
         KeyError: a name is not a registered attack (the message lists the known ones).
+        ValueError: ``kind`` is not one of ``KINDS`` (it would match no attack, and a grader
+            that nothing attacked must not look sound).
     """
+    if kind not in KINDS:
+        raise ValueError(f"unknown attack kind {kind!r}; kinds: {', '.join(KINDS)}")
     _load_library()
     if names is not None:
         chosen = []

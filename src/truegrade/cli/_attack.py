@@ -33,6 +33,7 @@ __all__ = [
     "AttackerEndpointOption",
     "AttackerKeyEnvOption",
     "AttackerModelOption",
+    "KindOption",
     "attack_command",
     "attack_table",
     "attacker_options",
@@ -73,7 +74,19 @@ def attack_table(report: AttackReport, *, title: str) -> Table:
     return table
 
 
-# The attacker LLM's options, shared with ``truegrade card``.
+def _known_kind(value: str | None) -> str | None:
+    if value is not None and value not in KINDS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(KINDS)}")
+    return value
+
+
+# Options shared with ``truegrade card``: the attack family and the attacker LLM.
+KindOption = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Attack family: {', '.join(KINDS)} (default: inferred).", callback=_known_kind
+    ),
+]
 AttackerEndpointOption = Annotated[
     str | None,
     typer.Option(
@@ -120,9 +133,7 @@ def attack_command(
         str | None,
         typer.Option(help="Comma-separated attack names (default: all for the grader's kind)."),
     ] = None,
-    kind: Annotated[
-        str | None, typer.Option(help=f"Attack family: {', '.join(KINDS)} (default: inferred).")
-    ] = None,
+    kind: KindOption = None,
     hostile: Annotated[
         bool,
         typer.Option(
@@ -173,8 +184,6 @@ def attack_command(
         return
     if grader is None:
         fail("--grader is required (or --list to see the attacks)")
-    if kind is not None and kind not in KINDS:
-        fail(f"--kind must be one of {', '.join(KINDS)}")
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )

@@ -7,13 +7,13 @@ from typing import Annotated
 
 import typer
 
-from truegrade.attacks import KINDS
 from truegrade.audit import CHECKS
 from truegrade.cli._attack import (
     AttackerCandidatesOption,
     AttackerEndpointOption,
     AttackerKeyEnvOption,
     AttackerModelOption,
+    KindOption,
     attacker_options,
 )
 from truegrade.cli._audit import parse_checks
@@ -51,7 +51,7 @@ def card_command(
         bool, typer.Option(help="Validate against labels when rows have them.")
     ] = True,
     attacks: Annotated[str | None, typer.Option(help="Comma-separated attack names.")] = None,
-    kind: Annotated[str | None, typer.Option(help=f"Attack family: {', '.join(KINDS)}.")] = None,
+    kind: KindOption = None,
     hostile: Annotated[bool, typer.Option(help="Also run hanging/escaping attacks.")] = False,
     budget: Annotated[int, typer.Option(help="Adaptive-search queries per item.", min=0)] = 0,
     oracle: Annotated[

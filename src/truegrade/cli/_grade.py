@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,6 +29,7 @@ from truegrade.core import DataError, Grader, Sample, load_grader, run_grader
 from truegrade.data import FORMATS, BadRow, ResultWriter, count_rows, read_results, read_samples
 from truegrade.exec import configure_default_engine
 from truegrade.graders import set_timeout
+from truegrade.integrations.ray import MIN_BATCH
 from truegrade.stats import GradeSummary, summarize
 
 __all__ = ["grade_command", "load_cli_grader", "load_oracle", "summary_table"]
@@ -142,7 +144,13 @@ def grade_command(
         ),
     ] = [],
     batch_size: Annotated[
-        int, typer.Option(help="Rows per grading batch (results are written after each).", min=1)
+        int,
+        typer.Option(
+            help="Most rows per grading batch. Batches start small and are sized to about "
+            f"{BATCH_TARGET_S:g} s of grading, and results are written after each, so a killed run "
+            "loses at most the batch in flight.",
+            min=1,
+        ),
     ] = 256,
     quiet: QuietOption = False,
     unsafe_no_sandbox: Annotated[
@@ -190,7 +198,9 @@ def grade_command(
                     fmt=fmt,
                     field_map=field_map,
                     limit=limit,
-                    batch_size=batch_size,
+                    sizer=BatchSizer(
+                        batch_size, smallest=min(batch_size, MIN_BATCH) if backend == "ray" else 1
+                    ),
                     on_bad=on_bad,
                     groups=groups,
                     advance=lambda n: bar.advance(task, n),
@@ -215,6 +225,45 @@ def grade_command(
     out_console.print(f"results: {out_path}", highlight=False)
 
 
+BATCH_TARGET_S = 2.0
+
+
+class BatchSizer:
+    """Batch sizes for streaming results: about ``target_s`` of grading each, at most ``largest``.
+
+    Results reach the disk one batch at a time, so a batch's duration is what a killed run can
+    lose. Graders differ by four orders of magnitude (a string match, a sandboxed program, a
+    judge call), so the size is learned: start small, double while a batch is well under the
+    target (a judge's batch takes one call's latency until it outgrows the concurrency, so growth
+    must not wait on the measured rate alone), then follow the measured rate.
+
+    Examples:
+        >>> sizer = BatchSizer(256)
+        >>> sizer.size
+        8
+        >>> sizer.took(8, 0.001); sizer.size   # fast: grow
+        256
+        >>> sizer.took(256, 12.8); sizer.size  # 20 rows/s: about 2 s of them
+        40
+    """
+
+    def __init__(
+        self, largest: int, *, smallest: int = 1, target_s: float = BATCH_TARGET_S
+    ) -> None:
+        self.largest = largest
+        self.smallest = max(1, min(smallest, largest))
+        self.target_s = target_s
+        self.size = max(self.smallest, min(8, largest))
+
+    def took(self, n: int, seconds: float) -> None:
+        """Record that a batch of ``n`` rows took ``seconds``; set the next size."""
+        if n <= 0:
+            return
+        fits = int(n * self.target_s / max(seconds, 1e-9))
+        size = max(2 * n, fits) if seconds < self.target_s / 2 else fits
+        self.size = max(self.smallest, min(self.largest, size))
+
+
 def _grade_rows(
     data: Path,
     grader: Grader,
@@ -223,7 +272,7 @@ def _grade_rows(
     fmt: str,
     field_map: dict[str, str],
     limit: int | None,
-    batch_size: int,
+    sizer: BatchSizer,
     on_bad: Callable[[BadRow], None] | None,
     groups: dict[str, str | None],
     advance: Callable[[int], None],
@@ -233,7 +282,9 @@ def _grade_rows(
     lines_seen: set[int] = set()
 
     def flush() -> None:
+        start = time.perf_counter()
         grades = run_grader(grader, batch)
+        sizer.took(len(batch), time.perf_counter() - start)
         for sample, grade in zip(batch, grades, strict=True):
             writer.write(sample.id, grade)
         advance(len(batch))
@@ -264,7 +315,7 @@ def _grade_rows(
             advance(1)
             continue
         batch.append(sample)
-        if len(batch) >= batch_size:
+        if len(batch) >= sizer.size:
             flush()
     if batch:
         flush()

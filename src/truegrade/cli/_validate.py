@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.table import Table
 
 from truegrade.cli._common import (
@@ -28,7 +29,7 @@ from truegrade.cli._common import (
     user_errors,
 )
 from truegrade.cli._grade import load_cli_grader
-from truegrade.core import DataError, Grade, Sample, run_grader
+from truegrade.core import DataError, Grade, Sample, describe_validation_error, run_grader
 from truegrade.data import read_results
 from truegrade.validate import (
     Metric,
@@ -146,16 +147,21 @@ def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
 
 
 def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
-    by_id = {str(r["id"]): r for _, r in read_results(path)}
+    by_id = {str(r["id"]): (line, r) for line, r in read_results(path)}
     missing = [s.key for s in samples if s.key not in by_id]
     if missing:
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise DataError(f"no grade for {len(missing)} labelled rows (ids {shown})", path=str(path))
     fields = set(Grade.model_fields)
-    return [
-        Grade.model_validate({k: v for k, v in by_id[s.key].items() if k in fields})
-        for s in samples
-    ]
+    grades = []
+    for s in samples:
+        line, record = by_id[s.key]
+        try:
+            grades.append(Grade.model_validate({k: v for k, v in record.items() if k in fields}))
+        except ValidationError as exc:
+            problems = describe_validation_error(exc, whole="record")
+            raise DataError(f"not a grade ({problems})", path=str(path), line=line) from None
+    return grades
 
 
 def validate_command(

@@ -6,7 +6,14 @@ graders are found by name through the registry and imported only when asked for.
 """
 
 from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum, part_name
-from truegrade.core._errors import DataError, EngineError, OutputError, SpecError, TruegradeError
+from truegrade.core._errors import (
+    DataError,
+    EngineError,
+    OutputError,
+    SpecError,
+    TruegradeError,
+    describe_validation_error,
+)
 from truegrade.core._grade import Flag, Grade
 from truegrade.core._grader import (
     AsyncGrader,
@@ -45,6 +52,7 @@ __all__ = [
     "SpecError",
     "TruegradeError",
     "WeightedSum",
+    "describe_validation_error",
     "grader_names",
     "load_grader",
     "message_text",

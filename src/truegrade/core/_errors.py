@@ -16,7 +16,17 @@ rest of a batch goes on.
 
 from __future__ import annotations
 
-__all__ = ["DataError", "EngineError", "OutputError", "SpecError", "TruegradeError"]
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Protocol
+
+__all__ = [
+    "DataError",
+    "EngineError",
+    "OutputError",
+    "SpecError",
+    "TruegradeError",
+    "describe_validation_error",
+]
 
 
 class TruegradeError(Exception):
@@ -48,3 +58,25 @@ class EngineError(TruegradeError, RuntimeError):
 
 class OutputError(TruegradeError, RuntimeError):
     """An output file exists where it should not, or cannot be resumed."""
+
+
+class _Invalid(Protocol):
+    """What pydantic's ``ValidationError`` and FastAPI's ``RequestValidationError`` share."""
+
+    def errors(self) -> Sequence[Mapping[str, Any]]: ...
+
+
+def describe_validation_error(
+    exc: _Invalid, *, whole: str, limit: int | None = None, skip: Collection[str] = ()
+) -> str:
+    """Pydantic's errors as one line a user can act on: ``field.path: message; ...``.
+
+    ``whole`` names the object when an error is about all of it (an empty location), ``skip``
+    drops location parts the user never wrote (such as FastAPI's ``body``), ``limit`` keeps the
+    first few.
+    """
+    errors = exc.errors()[:limit] if limit is not None else exc.errors()
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'] if p not in skip) or whole}: {e['msg']}"
+        for e in errors
+    )

@@ -31,9 +31,11 @@ def read_results(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, record)`` from a results file; a cut-off last line is ignored.
 
     Raises:
-        DataError: a complete line is not a JSON object with an ``id``.
+        DataError: the file is missing, or a complete line is not a JSON object with an ``id``.
     """
     p = Path(path)
+    if not p.is_file():
+        raise DataError("no such file", path=str(p))
     with p.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.endswith(b"\n"):

@@ -28,7 +28,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from truegrade.core import DataError, Flag, Grade, Grader, Sample, run_grader_async, to_sample
+from truegrade.core import (
+    DataError,
+    Flag,
+    Grade,
+    Grader,
+    Sample,
+    describe_validation_error,
+    run_grader_async,
+    to_sample,
+)
 
 __all__ = ["GradeRequest", "RewardRequest", "ServerState", "create_app"]
 
@@ -212,10 +221,7 @@ def create_app(grader: Grader, *, max_queue: int = 65_536) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'] if p != 'body') or 'body'}: {e['msg']}"
-            for e in exc.errors()[:5]
-        )
+        problems = describe_validation_error(exc, whole="body", limit=5, skip={"body"})
         return JSONResponse(status_code=422, content={"error": f"invalid request: {problems}"})
 
     def busy(wait_s: float) -> JSONResponse:

@@ -109,6 +109,9 @@ class ValidationReport(BaseModel):
     overall: SliceReport
     slices: dict[str, dict[str, SliceReport]] = Field(default_factory=dict)
     disagreements: list[Disagreement] = Field(default_factory=list)
+    disagreements_total: int = Field(
+        0, description="Disagreeing items in all; the list holds all of them unless capped."
+    )
     unlabelled: int = Field(0, description="Rows without a label (left out).")
 
 
@@ -187,7 +190,7 @@ def validate_grades(
     threshold: float = 0.5,
     label_threshold: float = 0.5,
     by: Sequence[str] = (),
-    max_disagreements: int = 500,
+    max_disagreements: int | None = None,
 ) -> ValidationReport:
     """Compare grades with labels (rows without a label are left out and counted).
 
@@ -198,7 +201,8 @@ def validate_grades(
         threshold: When a grade has no ``passed``, a score above this is a pass.
         label_threshold: Numeric labels at or above this are passes.
         by: Dotted fields to slice by, e.g. ``metadata.subject``.
-        max_disagreements: List at most this many disagreeing items.
+        max_disagreements: List at most this many disagreeing items (None: all); the report
+            counts them all either way.
     """
     if len(samples) != len(grades):
         raise ValueError(f"{len(grades)} grades for {len(samples)} samples")
@@ -218,12 +222,16 @@ def validate_grades(
             for value, idx in sorted(groups.items())
         }
     disagreements: list[Disagreement] = []
+    total = 0
     for s, g in labelled:
         if g.error is not None or s.label is None:
             continue
         truth = label_verdict(s.label, label_threshold)
         verdict = _grader_verdict(g, threshold)
-        if truth != verdict and len(disagreements) < max_disagreements:
+        if truth == verdict:
+            continue
+        total += 1
+        if max_disagreements is None or len(disagreements) < max_disagreements:
             disagreements.append(
                 Disagreement(
                     id=s.key,
@@ -242,5 +250,6 @@ def validate_grades(
         overall=overall,
         slices=slices,
         disagreements=disagreements,
+        disagreements_total=total,
         unlabelled=len(samples) - len(labelled),
     )

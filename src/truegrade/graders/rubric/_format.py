@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from truegrade.core import SpecError, read_config_file
+from truegrade.core import SpecError, describe_validation_error, read_config_file
 
 __all__ = ["Rubric", "RubricItem", "load_rubric", "parse_rubric"]
 
@@ -122,9 +122,7 @@ def parse_rubric(value: Any, *, where: str = "rubric") -> Rubric:
         try:
             items.append(RubricItem.model_validate(dict(raw)))
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}" for e in exc.errors()
-            )
+            problems = describe_validation_error(exc, whole="item")
             raise SpecError(f"{where}[{i}]: {problems}") from None
     return Rubric(items=tuple(items))
 
