@@ -146,7 +146,8 @@ def test_function_calls_may_not_create_processes_or_write_files(box):
 
 def test_a_program_cannot_fake_a_sandbox_failure_or_a_second_answer(box):
     # the ready byte comes before the program runs: writing "setup failed" and exiting is an
-    # exit, not an error; a forged extra record is read as an answer, and it cannot pass as one
+    # exit, not an error; a record the program writes itself is caught (the harness numbers its
+    # own), fails the call it lands on and ends the session
     program = box.load(
         "import os\n"
         "def f(x):\n"
@@ -160,9 +161,21 @@ def test_a_program_cannot_fake_a_sandbox_failure_or_a_second_answer(box):
     )
     faked = program.call(["fake-setup"], timeout_s=5)
     assert faked.status not in ("ok", "sandbox_error")
-    first, second = program.call_many([(["extra"], {}), (["x"], {})], timeout_s=5)
-    assert first.value == 42  # the forged record answers the call it was written in...
-    assert second.value == 1  # ...and the genuine answer is then taken for the next call
+    forged = program.call_many([(["extra"], {}), (["x"], {})], timeout_s=5)
+    assert [r.status for r in forged] == ["bad_record"]
+    assert forged[0].value is None and "duplicated or out-of-order" in (forged[0].error or "")
+    numbered = (
+        "import os\n"
+        "def f(x):\n"
+        '    rec = b\'{"status":"ok","value":42,"call":0}\'\n'
+        "    os.write(4, len(rec).to_bytes(4, 'big') + rec)\n"
+        "    return 1\n"
+    )  # even one that guesses the index: the genuine record then repeats it
+    guessed = box.load(numbered, entry_point="f").call_many([([1], {}), ([2], {})], timeout_s=5)
+    assert [r.status for r in guessed] == ["ok", "bad_record"]
+    # the zygote holds one program: the first handle may not start a session of the second
+    stale = program.call(["x"], timeout_s=5)
+    assert stale.status == "sandbox_error" and "another program was loaded" in (stale.error or "")
     program.close()
 
 

@@ -248,12 +248,13 @@ class _Channel:
     deadline, and a record is only ever parsed by ``_answer``.
     """
 
-    __slots__ = ("buffer", "loaded", "ready", "requests", "responses")
+    __slots__ = ("answered", "buffer", "loaded", "ready", "requests", "responses")
 
     def __init__(self, requests: int, responses: int) -> None:
         self.requests = requests
         self.responses = responses
         self.buffer = bytearray()
+        self.answered = 0  # calls answered in this session: the index the next record must carry
         self.ready = False  # the session confirmed its confinement
         self.loaded = False  # and ran the program's module code
         os.set_blocking(requests, False)
@@ -329,12 +330,19 @@ class Program:
         self.error = error
         self._channel = channel
         self._generation = sandbox._generation
+        self._load = sandbox._loads
+
+    def _current(self) -> bool:
+        return self._generation == self.sandbox._generation and self._load == self.sandbox._loads
 
     def _usable(self) -> str | None:
         if self.error is not None:
             return f"the program did not compile: {self.error}"
         if self._generation != self.sandbox._generation or not self.sandbox.running:
             return "the sandbox stopped since this program was loaded"
+        if self._load != self.sandbox._loads:
+            # the zygote holds one program: a new session would run the newer one's code
+            return "another program was loaded in this sandbox since (it holds one at a time)"
         return None
 
     def call(
@@ -401,7 +409,12 @@ class Program:
             for _ in calls:
                 record = channel.record(deadline, cap)
                 now = time.monotonic()
-                results.append(_answer(record, now - started))
+                result = _answer(record, now - started, call=channel.answered)
+                results.append(result)
+                channel.answered += 1
+                if result.status == "bad_record":  # forged or repeated: the stream is not ours
+                    self._end()
+                    break
                 started, deadline = now, min(now + timeout_s, last)
         except _Ended as ended:
             status = self._end()
@@ -464,7 +477,7 @@ class Program:
     def unload(self) -> None:
         """End any session and forget the program in the zygote now."""
         self.close()
-        if self._generation == self.sandbox._generation and self.sandbox.running:
+        if self._current() and self.sandbox.running:
             with contextlib.suppress(SandboxError):
                 self.sandbox._request({"op": "unload"}, b"", _GRACE_S, expect="unload")
 
@@ -539,8 +552,13 @@ def _ended(header: dict[str, Any], timeout_s: float) -> tuple[str, str] | None:
     return None
 
 
-def _answer(blob: bytes, elapsed: float) -> CallResult:
-    """A call's answer record, validated and rebuilt into plain data."""
+def _answer(blob: bytes, elapsed: float, *, call: int | None = None) -> CallResult:
+    """A call's answer record, validated and rebuilt into plain data.
+
+    ``call`` is the index the record must carry (the session's count of answered calls): the
+    harness numbers its records, so one the program writes itself repeats an index, and the
+    call it lands on fails as ``bad_record`` instead of taking the forged answer.
+    """
     base = CallResult("", elapsed_s=elapsed)
     try:
         record = json.loads(blob)
@@ -548,6 +566,12 @@ def _answer(blob: bytes, elapsed: float) -> CallResult:
         return replace(base, status="bad_record", error="the result record is malformed")
     if type(record) is not dict or type(record.get("status")) is not str:
         return replace(base, status="bad_record", error="the result record is malformed")
+    if call is not None:
+        if record.pop("call", None) != call:
+            return replace(
+                base, status="bad_record", error="a duplicated or out-of-order result record"
+            )
+        blob = json.dumps(record, separators=(",", ":")).encode()  # the fingerprint, unnumbered
     status = record["status"]
     if status == "ok":
         if set(record) != {"status", "value"}:
@@ -640,6 +664,7 @@ class Sandbox:
         _open.add(self)
         self._buffer = bytearray()
         self._generation = 0
+        self._loads = 0  # programs loaded: only the latest one's handle may start sessions
         self.starts = 0
 
     # -- life cycle -------------------------------------------------------------------------------
@@ -879,6 +904,7 @@ class Sandbox:
             "entry": entry_point,
             "session_cpu_s": session_cpu_s,
         }
+        self._loads += 1  # whatever the reply, the zygote no longer holds the previous program
         reply = self._request(header, b"", _GRACE_S + 30, expect="load")
         if reply.header.get("ok") is not True:
             return Program(self, entry_point, str(reply.header.get("error"))[:2000], None)

@@ -521,13 +521,17 @@ def _serve_calls(code: Any, entry: str) -> None:
         _respond({"status": "missing_entry", "reason": f"no function named {entry!r}"})
         os._exit(0)
     _respond({"status": "loaded"})
+    answered = 0
     while True:
         try:
             header, _ = _read_frame(_REQUEST_FD)
         except (EOFError, OSError):
             os._exit(0)
         for args, kwargs in header["calls"]:
-            _respond(_answer(function, decode_value(args), decode_value(kwargs)))
+            record = _answer(function, decode_value(args), decode_value(kwargs))
+            record["call"] = answered  # a record the program forges shows up as a repeat
+            answered += 1
+            _respond(record)
 
 
 def _answer(function: Any, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -325,6 +325,23 @@ def test_hostile_programs_are_contained_with_a_reason_and_the_batch_goes_on(grad
     assert grade(grader, honest, tests).passed  # and afterwards
 
 
+def test_a_result_record_the_program_writes_itself_is_a_failure(grader):
+    # correct answers, plus a record written straight to the result pipe before each: even with
+    # the right index guessed, the genuine record repeats it and the case fails
+    forger = (
+        "import os\n"
+        "calls = 0\n"
+        "def add(a, b):\n"
+        "    global calls\n"
+        '    rec = (\'{"status":"ok","value":%d,"call":%d}\' % (a + b, calls)).encode()\n'
+        "    calls += 1\n"
+        "    os.write(4, len(rec).to_bytes(4, 'big') + rec)\n"
+        "    return a + b\n"
+    )
+    result = grade(grader, forger, ADD_CASES)
+    assert result.passed is False and "bad_result_record" in result.flags, result
+
+
 def test_the_program_budget_covers_all_its_tests_and_their_replay():
     grader = load_grader("code", call_timeout_s=5, program_timeout_s=1.0)
     tests = {"entry_point": "f", "cases": [{"args": [i], "expected": i} for i in range(6)]}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from truegrade.core import Flag, load_grader
+from truegrade.core import Flag, SpecError, load_grader
 
 GOLD_5 = "5"
 
@@ -189,6 +189,12 @@ def test_tolerances_only_when_configured_and_named():
     assert tiny.flags == ["within_abs_tol"]
 
 
+def test_model_text_is_parsed_only_in_killable_workers():
+    with pytest.raises(SpecError, match="killable worker processes only"):
+        load_grader("math", execution="inline")
+    assert load_grader("math").execution == "process"
+
+
 def test_extraction_modes():
     boxed_only = load_grader("math", extract="boxed")
     assert boxed_only.grade({"id": 1, "response": "Final answer: 5", "reference": "5"}).flags == [
@@ -238,5 +244,7 @@ def test_denial_of_service_inputs_are_contained_and_the_batch_goes_on():
     for row, g in zip(rows[:-2], grades[:-2], strict=True):
         assert g.passed is not True, row["id"]
         assert g.flags or g.explanation, (row["id"], g)  # contained, with a reason
+        # within the deadline (2 s) and a second for the kill: what the engine enforces
+        assert g.latency_ms <= grader.timeout_s * 1000 + 1000, (row["id"], g.latency_ms)
     assert grades[-2].passed is True
     assert grades[-1].passed is False

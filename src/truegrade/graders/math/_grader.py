@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from truegrade.core import Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader
@@ -29,7 +29,9 @@ class MathOptions(GraderOptions):
             ``Final answer:`` lines, the default), ``boxed`` or ``answer_line``. With lines
             counted and no explicit statement, "the answer is ..." sentences count. Whatever
             counts, two different answers fail as ``hedged``.
-        abs_tol: Accept ``|answer - gold| <= abs_tol`` (default 0: exact).
+        abs_tol: Accept ``|answer - gold| <= abs_tol`` (default 0: exact). It makes any two
+            numbers closer than it equal, however small they are (with 1e-6, ``2^-99`` passes
+            for ``2^-98``): prefer ``rel_tol`` where answers can be tiny.
         rel_tol: Accept ``|answer - gold| <= rel_tol * |gold|`` (default 0: exact).
         angles: Treat a degree sign as pi/180 (``45^\\circ`` equals ``\\frac{\\pi}{4}``);
             without it a degree sign is ignored when comparing numbers.
@@ -39,6 +41,17 @@ class MathOptions(GraderOptions):
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=0.0, ge=0)
     angles: bool = False
+
+    @model_validator(mode="after")
+    def _in_workers_only(self) -> MathOptions:
+        # parsing LaTeX and simplifying with SymPy can take unbounded time on hostile text, and
+        # only a worker process can be killed at the deadline
+        if self.execution == "inline":
+            raise ValueError(
+                "the math grader parses model text in killable worker processes only "
+                "(execution: process)"
+            )
+        return self
 
 
 class MathGrader(KernelGrader):
