@@ -144,6 +144,9 @@ class KernelGrader(BaseGrader):
     Options: ClassVar[type[GraderOptions]] = GraderOptions
     default_execution: ClassVar[Literal["process", "inline"]] = "process"
     default_timeout_s: ClassVar[float] = 10.0
+    #: Why this grader may not run inline (None: it may). Set where the work can run without
+    #: bound on hostile input, since only a worker process can be killed at its deadline.
+    inline_refused: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -153,6 +156,11 @@ class KernelGrader(BaseGrader):
         base_dir: Path | None = None,
     ) -> None:
         opts = options if options is not None else self.Options()
+        if opts.execution == "inline" and self.inline_refused:
+            raise SpecError(
+                "runs in killable worker processes only (execution: process): "
+                f"{self.inline_refused}"
+            )
         super().__init__(name=opts.name, max_response_chars=opts.max_response_chars)
         self.options = opts
         self.timeout_s = opts.timeout_s or self.default_timeout_s

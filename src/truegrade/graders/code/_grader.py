@@ -59,11 +59,6 @@ class CodeOptions(GraderOptions):
 
     @model_validator(mode="after")
     def _checks(self) -> CodeOptions:
-        if self.execution == "inline":
-            raise ValueError(
-                "the code grader runs its harness in killable worker processes only "
-                "(execution: process)"
-            )
         if self.isolation == "none" and not self.unsafe_no_sandbox:
             raise ValueError(
                 "isolation 'none' runs untrusted code with no isolation; "
@@ -86,6 +81,7 @@ class CodeGrader(KernelGrader):
     kind = "code"
     Options = CodeOptions
     default_execution = "process"
+    inline_refused = "the harness waits on untrusted programs and their tests' checks"
     options: CodeOptions
 
     def __init__(self, options: GraderOptions | None = None, **kwargs: Any) -> None:

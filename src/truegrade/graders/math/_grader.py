@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from truegrade.core import Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader
@@ -42,17 +42,6 @@ class MathOptions(GraderOptions):
     rel_tol: float = Field(default=0.0, ge=0)
     angles: bool = False
 
-    @model_validator(mode="after")
-    def _in_workers_only(self) -> MathOptions:
-        # parsing LaTeX and simplifying with SymPy can take unbounded time on hostile text, and
-        # only a worker process can be killed at the deadline
-        if self.execution == "inline":
-            raise ValueError(
-                "the math grader parses model text in killable worker processes only "
-                "(execution: process)"
-            )
-        return self
-
 
 class MathGrader(KernelGrader):
     """Final-answer grading for math, strict by default.
@@ -66,6 +55,7 @@ class MathGrader(KernelGrader):
     kind = "math"
     Options = MathOptions
     default_execution = "process"
+    inline_refused = "parsing LaTeX and simplifying with SymPy can take unbounded time"
     default_timeout_s = 2.0
     options: MathOptions
 
