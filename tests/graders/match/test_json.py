@@ -38,6 +38,8 @@ def test_fenced_blocks_and_hedges():
 def test_not_json_and_deep_nesting():
     assert grade("{name: a}").flags == ["invalid_json"]
     assert grade("[" * 100_000 + "]" * 100_000).flags == ["invalid_json"]
+    huge = grade("9" * 100_000)  # valid JSON; more digits than Python converts: the model's fail
+    assert (huge.passed, huge.flags, huge.error) == (False, ["invalid_json"], None)
 
 
 def test_equals_reference_is_type_strict():

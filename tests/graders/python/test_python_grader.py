@@ -57,6 +57,15 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None):
 def plain(data_source, solution_str, ground_truth, extra_info=None):
     return solution_str == ground_truth
 
+def misbehaving(data_source, solution_str, ground_truth, extra_info=None):
+    import math, time
+    if solution_str == "raise":
+        raise KeyError("no such field")
+    if solution_str == "hang":
+        time.sleep(600)
+    return {"nan": math.nan, "dict-nan": {"score": math.nan}, "text": "high",
+            "none": None}.get(solution_str, 1.0)
+
 def both(completions, solution_str):
     return 0
 
@@ -125,6 +134,20 @@ def test_every_misbehaviour_is_contained_and_named(files):
         assert by[name].error and by[name].score == 0.0
     assert "returned 3 rewards for 1 completion" in (by["many"].error or "")
     assert by["ok"].score == 1.0 and by["ok"].error is None
+
+
+def test_a_verl_function_misbehaving_is_contained_and_named(files):
+    g = load_grader(f"{files}/verl_rewards.py:misbehaving", timeout_s=1.0)
+    names = ["raise", "hang", "nan", "dict-nan", "text", "none", "42"]
+    by = dict(zip(names, g.grade_batch(rows(*names)), strict=True))
+    assert by["raise"].flags == [Flag.GRADER_EXCEPTION]
+    assert "KeyError" in (by["raise"].error or "")
+    assert by["hang"].flags == [Flag.TIMEOUT]
+    for name in ("nan", "dict-nan", "text"):
+        assert by[name].flags == [Flag.INVALID_SCORE], name
+        assert by[name].error and by[name].score == 0.0
+    assert by["none"].flags == [Flag.NOT_GRADABLE]
+    assert by["42"].score == 1.0 and by["42"].error is None
 
 
 def test_async_and_odd_parameter_names(files):

@@ -148,6 +148,8 @@ class _JsonKernel:
                 )
             except RecursionError:
                 return verdict(False, "not valid JSON: nested too deeply", "invalid_json")
+            except ValueError as exc:  # valid syntax Python cannot hold: an integer of 5,000 digits
+                return verdict(False, f"not usable JSON: {str(exc)[:200]}", "invalid_json")
         first = values[0]
         if any(not strict_equal(first, v) for v in values[1:]):
             return verdict(False, f"{len(values)} different JSON blocks given", Flag.HEDGED)
