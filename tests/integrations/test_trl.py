@@ -45,3 +45,25 @@ def test_reference_column_can_be_named_and_missing_columns_are_clear():
 def test_needs_a_spec_so_workers_can_rebuild_it():
     with pytest.raises(TypeError, match="needs a grader spec"):
         reward_func(object())
+
+
+def test_subscores_reach_the_trainer_as_metrics_and_a_column(tmp_path):
+    (tmp_path / "shaped.py").write_text(
+        "def compute_score(data_source, solution_str, ground_truth, extra_info=None):\n"
+        "    right = float(solution_str.strip() == ground_truth)\n"
+        "    return {'score': right, 'format': 1.0, 'correct': right}\n"
+    )
+    reward = reward_func(f"{tmp_path / 'shaped.py'}:compute_score", name="shaped")
+    metrics: dict[str, float] = {}
+    columns: dict[str, list] = {}
+    rewards = reward(
+        prompts=["q"] * 4,
+        completions=["4", "4", "5", "x"],
+        answer=["4"] * 4,
+        log_metric=metrics.__setitem__,
+        log_extra=columns.__setitem__,
+    )
+    assert rewards == [1.0, 1.0, 0.0, 0.0]
+    assert metrics["truegrade/shaped/sub/format"] == 1.0
+    assert metrics["truegrade/shaped/sub/correct"] == 0.5
+    assert columns["shaped_subscores"][2] == '{"correct": 0.0, "format": 1.0}'

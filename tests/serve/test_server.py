@@ -57,6 +57,14 @@ def test_invalid_requests_get_clear_4xx(server):
         server.url + "/grade", content=b"{not json", headers={"content-type": "application/json"}
     )
     assert not_json.status_code == 422
+    # curl -d without -H sends a form type: the body is never read as JSON, and the error says so
+    form = httpx.post(
+        server.url + "/grade",
+        content=b'{"samples": []}',
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert form.status_code == 422 and "Content-Type: application/json" in form.json()["error"]
+    assert "Content-Type" not in missing.json()["error"]
 
 
 def test_health_and_metrics(server):

@@ -14,6 +14,7 @@ Examples:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -135,9 +136,31 @@ class TruegradeReward:
             counts = Counter(flag for g in grades for flag in set(g.flags))
             for flag, count in counts.items():
                 log_metric(f"{prefix}/flag/{flag}", count / n)
+            for name, mean in _subscore_means(grades).items():
+                log_metric(f"{prefix}/sub/{name}", mean)
         if log_extra is not None:
             log_extra(f"{self.__name__}_flags", [", ".join(g.flags) for g in grades])
             log_extra(f"{self.__name__}_reason", [g.error or g.explanation for g in grades])
+            log_extra(
+                f"{self.__name__}_subscores",
+                [json.dumps(g.subscores, sort_keys=True) if g.subscores else "" for g in grades],
+            )
+
+
+#: At most this many subscore means per step: a code grader's per-test subscores (case_0 ...
+#: case_41) would otherwise flood the trainer's metrics.
+MAX_SUBSCORE_METRICS = 16
+
+
+def _subscore_means(grades: list[Grade]) -> dict[str, float]:
+    """The mean of each subscore over the graded rows that have it, the most common first."""
+    values: dict[str, list[float]] = {}
+    for g in grades:
+        if g.error is None:
+            for name, value in g.subscores.items():
+                values.setdefault(name, []).append(value)
+    common = sorted(values, key=lambda k: (-len(values[k]), k))[:MAX_SUBSCORE_METRICS]
+    return {k: sum(values[k]) / len(values[k]) for k in sorted(common)}
 
 
 def reward_func(spec: Any, **kwargs: Any) -> TruegradeReward:

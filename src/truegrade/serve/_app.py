@@ -222,6 +222,9 @@ def create_app(grader: Grader, *, max_queue: int = 65_536) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = describe_validation_error(exc, whole="body", limit=5, skip={"body"})
+        if "json" not in request.headers.get("content-type", ""):
+            # without the header the body is never parsed as JSON (curl -d sends a form type)
+            problems += "; send the body as JSON with the header 'Content-Type: application/json'"
         return JSONResponse(status_code=422, content={"error": f"invalid request: {problems}"})
 
     def busy(wait_s: float) -> JSONResponse:
