@@ -125,6 +125,51 @@ def test_bias_reads_a_judge_grades_file(simulator, tmp_path):
     assert report["prefers_longer"] is not None
 
 
+def test_lc_and_bias_find_and_correct_a_simulated_length_bias(simulator, tmp_path):
+    # the same responses (mostly longer than the baseline) judged twice: by a length-neutral
+    # judge and by one with a bonus of 1.5 logits per doubling of length
+    base = "term " * 10
+    rows = [
+        {"id": i, "prompt": f"Q{i}", "response": "word " * (5 * (1 + i % 8)), "reference": base}
+        for i in range(160)
+    ]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    found = {}
+    for bias in (0.0, 1.5):
+        spec = tmp_path / f"judge{bias}.yaml"
+        judge = endpoint(simulator, length_bias=bias)
+        spec.write_text(json.dumps({"type": "judge", "mode": "pairwise", "cache": None, **judge}))
+        grades = tmp_path / f"grades{bias}.jsonl"
+        graded = invoke("grade", tmp_path / "pairs.jsonl", "-g", spec, "--out", grades, "-q")
+        assert graded.exit_code == 0, graded.output
+        lc = invoke("lc", grades, "--out", tmp_path / f"lc{bias}.json")  # the grades file itself
+        assert lc.exit_code == 0, lc.output
+        (model,) = json.loads((tmp_path / f"lc{bias}.json").read_text())["report"]["models"]
+        assert invoke("bias", grades, "--out", tmp_path / f"b{bias}.json").exit_code == 0
+        longer = json.loads((tmp_path / f"b{bias}.json").read_text())["prefers_longer"]
+        found[bias] = (
+            model["win_rate_pct"] / 100,
+            model["lc_win_rate_pct"] / 100,
+            longer["estimate"],
+        )
+    (raw0, lc0, longer0), (raw1, lc1, longer1) = found[0.0], found[1.5]
+    assert raw1 - raw0 > 0.10  # the biased judge inflates the longer responses' win rate...
+    assert abs(lc1 - lc0) < (raw1 - raw0) / 2  # ...length control takes most of it back...
+    assert longer1 - longer0 > 0.10  # ...and the bias report sees the judge prefer length
+
+
+def test_lc_refuses_what_is_not_pairwise_verdicts(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": 1, "prompt": "q", "response": "a"}) + "\n")
+    result = invoke("lc", rows)
+    assert result.exit_code == 2 and "not pairwise verdicts" in result.output
+    scores = tmp_path / "scores.jsonl"
+    record = {"id": 1, "score": 0.7, "subscores": {"raw_score": 7, "candidate_chars": 40}}
+    scores.write_text(json.dumps(record) + "\n")
+    pointwise = invoke("lc", scores)
+    assert pointwise.exit_code == 2 and "pointwise judge scores" in pointwise.output
+
+
 def test_simulate_judge_serves_until_stopped(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -73,17 +73,21 @@ def _grader(base_url: str, concurrency: int, cache: str | None) -> Any:
 async def _anchor(
     base_url: str, messages: list[list[dict[str, str]]], *, sequential: bool
 ) -> tuple[float, int]:
-    """Seconds to judge every prompt with the plain SDK, and how many answers had no score."""
-    from openai import AsyncOpenAI
+    """Seconds to judge every prompt with the plain SDK, and how many got no score (a request
+    that failed after the SDK's own retries, on a loaded machine, counts as one)."""
+    from openai import APIError, AsyncOpenAI
 
     client = AsyncOpenAI(base_url=base_url, api_key="not-needed")
 
     async def one(msgs: list[dict[str, str]]) -> bool:
-        answer = await client.chat.completions.create(
-            model="bench-judge",
-            messages=msgs,  # type: ignore[arg-type]
-            temperature=0,
-        )
+        try:
+            answer = await client.chat.completions.create(
+                model="bench-judge",
+                messages=msgs,  # type: ignore[arg-type]
+                temperature=0,
+            )
+        except APIError:
+            return False
         return _SCORE.search(answer.choices[0].message.content or "") is not None
 
     start = time.perf_counter()

@@ -23,7 +23,6 @@ from truegrade.lc import (
     length_controlled,
     read_judge_verdicts,
     read_leaderboard,
-    read_preferences,
 )
 from truegrade.stats import Estimate
 
@@ -99,12 +98,19 @@ def lc_command(
 ) -> None:
     """Length-controlled win rates (AlpacaEval's GLM) with raw win rates and standard errors."""
     with user_errors():
-        try:
-            table = read_preferences(data)
+        try:  # AlpacaEval-style verdicts, or the judge grader's own pairwise grades
+            verdicts = read_judge_verdicts(data)
         except DataError as exc:
             if baseline is None or "several baselines" not in str(exc):
                 raise
-            table = read_preferences(data, baseline=baseline)
+            verdicts = read_judge_verdicts(data, baseline=baseline)
+    if verdicts.table is None:
+        fail(
+            f"{data} holds pointwise judge scores: length-controlled win rates need pairwise "
+            "verdicts (a judge in mode: pairwise); `truegrade bias` reports how these scores "
+            "track length"
+        )
+    table = verdicts.table
     # a --baseline that is not the verdicts' own: a model to compare against through the fit
     other = baseline if baseline not in (None, table.baseline) else None
     if other is not None and other not in table.model_names:

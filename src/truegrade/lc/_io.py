@@ -146,6 +146,15 @@ def read_preferences(path: str | Path, *, baseline: str | None = None) -> Prefer
         raw.append((line, dict(row)))
     if not raw:
         raise DataError("the file holds no verdicts", path=str(p))
+    line, row = raw[0]
+    if "generator_1" not in row or "preference" not in row:
+        raise DataError(
+            "not pairwise verdicts: expected AlpacaEval's columns (generator_1, generator_2, "
+            "preference, and output_1/output_2 or their lengths) or a judge grades file "
+            f"(truegrade grade --out); this row has {', '.join(sorted(map(str, row))[:8])}",
+            path=str(p),
+            line=line,
+        )
     firsts = {str(_first(r, "generator_1")) for _, r in raw}
     if baseline is None:
         if len(firsts) != 1:
