@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from truegrade.core import DataError
+from truegrade.core import BaseGrader, DataError, Ensemble, Grade, Sample
 from truegrade.goodhart import (
     LogColumns,
     Monitor,
@@ -237,3 +237,40 @@ def test_trl_callback_and_verl_logger_feed_the_monitor():
     logger.log({"critic/score/mean": 0.0, "critic/score/min": 0.0, "critic/score/max": 0.0}, step=2)
     assert logger.monitor.history[0].length == 310.0
     assert [a.rule for a in logger.monitor.alerts] == ["constant_batch"]
+
+
+class _Member(BaseGrader):
+    """A reward model stand-in: a score read from the response, plus its own drift after the
+    onset (members that start to disagree, as under optimisation pressure)."""
+
+    requires_reference = False
+
+    def __init__(self, name: str, drift: float) -> None:
+        super().__init__(name=name)
+        self.drift = drift
+
+    def _grade_valid(self, samples: list[Sample]) -> list[Grade]:
+        out = []
+        for s in samples:
+            step, quality = (float(x) for x in s.response_text.split())
+            late = max(0.0, step - ONSET) / 80
+            out.append(Grade(score=quality + self.drift * late * (quality - 0.5)))
+        return out
+
+
+def test_an_ensembles_own_disagreement_is_what_the_monitor_watches():
+    ensemble = Ensemble([_Member("a", 1.0), _Member("b", -1.0)], combine="mean")
+    rng = np.random.default_rng(0)
+    monitor = Monitor()
+    watched = []
+    for step in range(1, 201):
+        rows = [{"id": i, "response": f"{step} {q:.4f}"} for i, q in enumerate(rng.random(32))]
+        grades = ensemble.grade_batch(rows)
+        subscores = {k: [g.subscores[k] for g in grades] for k in grades[0].subscores}
+        assert {"a", "b", "disagreement", "spread"} <= set(subscores)
+        monitor.update(step, [g.score for g in grades], subscores=subscores)
+        own = float(np.mean(subscores["disagreement"]))
+        watched.append((monitor.history[-1].disagreement, own))
+    assert all(seen == own for seen, own in watched)  # the ensemble's number, not a recomputation
+    (alert,) = by_rule(monitor)["grader_disagreement_rising"]
+    assert ONSET - 15 <= alert.start_step <= ONSET + 30

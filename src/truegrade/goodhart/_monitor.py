@@ -21,7 +21,10 @@ Kendall's tau of the series against time, over a window of recent steps):
     (real progress can lengthen responses too).
 ``grader_disagreement_rising``
     With two or more graders (subscores), their disagreement per step (mean absolute pairwise
-    difference, per sample when available) rises over the window (Kendall p < a).
+    difference, per sample when available) rises over the window (Kendall p < a). An
+    ensemble's grades carry their own ``disagreement`` subscore (the members' standard
+    deviation); when it is logged, it is the series watched, and the other subscores (members,
+    their raw scores, the spread) are not compared as if they were graders.
 ``constant_batch``
     Every reward in a batch is the same value (all zero, typically): a silently broken grader.
     Per-sample logs: alert when the chance of a batch this uniform under the rewards seen so far,
@@ -747,6 +750,8 @@ def _series(window: list[StepStats], name: str) -> NDArray[np.float64] | None:
 
 
 def _disagreement(subscores: Mapping[str, ArrayLike | float] | None) -> float | None:
+    if subscores and "disagreement" in subscores:  # an ensemble's own measure
+        return float(np.mean(_floats(subscores["disagreement"], "subscores['disagreement']")))
     if not subscores or len(subscores) < 2:
         return None
     columns = [_floats(v, f"subscores[{k!r}]") for k, v in subscores.items()]
