@@ -65,6 +65,16 @@ def test_lint_reads_rubrics_from_data_rows_with_exemplars(simulator, tmp_path):
     doc = json.loads((tmp_path / "l.json").read_text())
     assert doc["rubrics"] == 6 and doc["exemplars"] == 12
     assert "keyword_gameable" not in doc["counts"]
+    # two exemplars per rubric: never/always-met needs --min-exemplars 2 here, and says so
+    assert doc["exemplar_checked"] == 0 and "not checked: 27 fewer than 3" in result.output
+    lower = invoke(
+        "rubric", "lint", ADVICE, "--exemplars", ADVICE, "--judge-endpoint", opts["endpoint"],
+        "--judge-model", opts["model"], "-o", "cache=null", "--min-exemplars", 2,
+        "--out", tmp_path / "l2.json",
+    )  # fmt: skip
+    assert lower.exit_code == 0, lower.output
+    assert json.loads((tmp_path / "l2.json").read_text())["exemplar_checked"] == 27
+    assert "checked on 27 of 27 criteria" in lower.output
 
 
 def test_lint_errors_are_one_clear_line(tmp_path):

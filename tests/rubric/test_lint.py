@@ -115,8 +115,16 @@ def test_exemplars_show_criteria_never_and_always_met(simulator):
     assert "always_met" in found[2] and "always_met" in found[3]
     assert "never_met" in found[4]
     assert not {"never_met", "always_met"} & found.get(0, set())  # met once in three
+    criteria = len(source().rubric.items)
+    assert (report.exemplar_checked, report.exemplar_skipped) == (criteria, {})
     fewer = lint_rubrics([source()], grader=grader_for(simulator), exemplars=exemplars[:2])
-    assert not {"never_met", "always_met"} & fewer.codes()  # under min_exemplars
+    assert not {"never_met", "always_met"} & fewer.codes()  # under min_exemplars...
+    assert fewer.exemplar_checked == 0  # ...and said so, not skipped in silence
+    assert fewer.exemplar_skipped == {"fewer than 3 exemplar verdicts": criteria}
+    two = lint_rubrics(
+        [source()], grader=grader_for(simulator), exemplars=exemplars[:2], min_exemplars=2
+    )
+    assert two.exemplar_checked == criteria and "always_met" in by_criterion(two)[2]
 
 
 def test_the_probe_is_keywords_without_sentences():

@@ -144,6 +144,10 @@ def lint_command(
     overlap: Annotated[
         float, typer.Option(help="Content-word Jaccard at which criteria overlap.", min=0, max=1)
     ] = 0.6,
+    min_exemplars: Annotated[
+        int,
+        typer.Option(help="Exemplar verdicts a criterion needs before never/always-met.", min=1),
+    ] = 3,
     fail_on: Annotated[
         str, typer.Option(help="Exit 1 on findings of this severity: error, warning or never.")
     ] = "error",
@@ -170,6 +174,7 @@ def lint_command(
             exemplars=rows,
             harm_tags=harm_tag,
             overlap_threshold=overlap,
+            min_exemplars=min_exemplars,
         )
     if report.findings:
         out_console.print(_lint_table(report))
@@ -179,6 +184,15 @@ def lint_command(
         f"{report.exemplars} exemplars: {counts}",
         highlight=False,
     )
+    if rows:
+        skipped = "; ".join(f"{n} {why}" for why, n in report.exemplar_skipped.items())
+        note = f" (not checked: {skipped})" if skipped else ""
+        colour = "yellow" if skipped else "dim"
+        err_console.print(
+            f"[{colour}]never/always-met checked on {report.exemplar_checked} of "
+            f"{report.criteria} criteria{note}[/]",
+            highlight=False,
+        )
     write_outputs(report.to_dict(), out, None, lambda _d, _p: None)
     severities = {f.severity for f in report.findings}
     if (fail_on == "error" and "error" in severities) or (fail_on == "warning" and severities):

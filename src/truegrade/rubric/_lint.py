@@ -104,6 +104,11 @@ class LintReport:
     findings: list[LintFinding] = field(default_factory=list)
     probes: int = 0
     exemplars: int = 0
+    #: Criteria whose never/always-met check ran on the exemplars.
+    exemplar_checked: int = 0
+    #: Criteria it did not run on, by why (too few exemplars of their rubric, or no verdicts:
+    #: criteria judged by an LLM when no judge was given).
+    exemplar_skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -128,6 +133,8 @@ class LintReport:
             "criteria": self.criteria,
             "probes": self.probes,
             "exemplars": self.exemplars,
+            "exemplar_checked": self.exemplar_checked,
+            "exemplar_skipped": dict(self.exemplar_skipped),
             "counts": self.counts,
             "findings": [asdict(f) for f in self.findings],
         }
@@ -300,7 +307,8 @@ def _exemplar_stats(
     grader: RubricGrader,
     rubric_of: Any,
     min_exemplars: int,
-) -> list[LintFinding]:
+) -> tuple[list[LintFinding], int, dict[str, int]]:
+    """never/always-met findings, how many criteria were checked, and why the rest were not."""
     by_name = {s.name: s for s in sources}
     pairs: list[tuple[Sample, RubricItem]] = []
     where: list[tuple[str, int]] = []
@@ -313,13 +321,24 @@ def _exemplar_stats(
             pairs.append((sample, item))
             where.append((name, k))
     verdicts: list[CriterionVerdict] = grader.evaluate_criteria(pairs) if pairs else []
-    tally: dict[tuple[str, int], list[bool]] = {}
+    tally: dict[tuple[str, int], list[bool]] = {key: [] for key in where}
     for key, verdict in zip(where, verdicts, strict=True):
         if verdict.met is not None:
-            tally.setdefault(key, []).append(verdict.met)
+            tally[key].append(verdict.met)
     findings = []
+    skipped: dict[str, int] = {}
+    for source in sources:  # criteria no exemplar was written for
+        if not any(name == source.name for name, _ in where):
+            reason = "no exemplars of its rubric"
+            skipped[reason] = skipped.get(reason, 0) + len(source.rubric.items)
     for (name, k), results in sorted(tally.items()):
         if len(results) < min_exemplars:
+            reason = (
+                "no verdicts (judged by an LLM, and no judge was given)"
+                if not results
+                else f"fewer than {min_exemplars} exemplar verdicts"
+            )
+            skipped[reason] = skipped.get(reason, 0) + 1
             continue
         item = by_name[name].rubric.items[k]
         if not any(results):
@@ -346,7 +365,10 @@ def _exemplar_stats(
                     item.criterion,
                 )
             )
-    return findings
+    checked = len(tally) - sum(
+        n for reason, n in skipped.items() if reason != "no exemplars of its rubric"
+    )
+    return findings, checked, skipped
 
 
 def lint_rubrics(
@@ -386,6 +408,7 @@ def lint_rubrics(
         )
     probed, probes = _probe(sources, grader)
     findings.extend(probed)
+    checked, skipped = 0, dict[str, int]()
     if exemplars:
         if grader is None:
             grader = RubricGrader.from_options({"cache": None})
@@ -395,11 +418,10 @@ def lint_rubrics(
                 return sources[0].name
             return sample.group or str(sample.id).split("#")[0]
 
-        findings.extend(
-            _exemplar_stats(
-                sources, exemplars, grader, exemplar_rubric or default_rubric_of, min_exemplars
-            )
+        found, checked, skipped = _exemplar_stats(
+            sources, exemplars, grader, exemplar_rubric or default_rubric_of, min_exemplars
         )
+        findings.extend(found)
     order = {s.name: i for i, s in enumerate(sources)}
     findings.sort(key=lambda f: (order.get(f.rubric, 0), f.criterion or -1, f.code))
     return LintReport(
@@ -408,4 +430,6 @@ def lint_rubrics(
         findings=findings,
         probes=probes,
         exemplars=len(exemplars),
+        exemplar_checked=checked,
+        exemplar_skipped=skipped,
     )
