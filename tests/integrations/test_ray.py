@@ -6,12 +6,15 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ray", reason="the Ray backend is an optional extra: truegrade[ray]")
 
 from truegrade.core import load_grader
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 pytestmark = [
     pytest.mark.slow,
@@ -98,3 +101,37 @@ def test_the_grade_command_runs_on_ray(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     records = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
     assert sum(r["passed"] for r in records) == sum(1 for i in range(200) if i % 3 == i)
+
+
+def _cli(*args, env=None):
+    return subprocess.run(
+        [sys.executable, "-m", "truegrade", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )
+
+
+def test_attack_on_ray_finds_what_the_local_backend_finds(tmp_path):
+    naive = EXAMPLES / "graders" / "naive_last_number.py:reward"
+    args = ["attack", EXAMPLES / "data" / "arith.jsonl", "-g", naive, "--limit", "6", "-q"]
+    local = _cli(*args, "--out", tmp_path / "local.json")
+    ray = _cli(
+        *args, "--backend", "ray", "--out", tmp_path / "ray.json", env={"RAY_ADDRESS": "local"}
+    )
+    assert local.returncode == 0, local.stderr[-2000:]
+    assert ray.returncode == 0, ray.stderr[-3000:]
+    here, there = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "ray"))
+    assert there["exploitability"] == here["exploitability"]
+    assert [(a["name"], a["tried"], a["exploited"]) for a in there["attacks"]] == [
+        (a["name"], a["tried"], a["exploited"]) for a in here["attacks"]
+    ]
+
+
+def test_an_unreachable_cluster_is_a_clear_error_at_once(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": 1, "response": "\\boxed{1}", "reference": "1"}) + "\n")
+    result = _cli("grade", data, "-g", "math", "--backend", "ray", "--ray-address", "127.0.0.1:1")
+    assert result.returncode == 2
+    assert "cannot reach the Ray cluster at 127.0.0.1:1" in result.stderr

@@ -16,16 +16,17 @@ Needs ``pip install 'truegrade[ray]'``; nothing else in truegrade imports Ray.
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any
 
-from truegrade.core import BaseGrader, Grade, Sample, load_grader, run_grader
+from truegrade.core import BaseGrader, EngineError, Grade, Sample, load_grader, run_grader
 
 try:
     import ray
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("the Ray backend needs Ray: pip install 'truegrade[ray]'") from exc
 
-__all__ = ["MIN_BATCH", "RayGrader", "close_ray", "grade_dataset"]
+__all__ = ["MIN_BATCH", "RayGrader", "check_reachable", "close_ray", "grade_dataset"]
 
 MIN_BATCH = 100
 _GRADE_COLUMNS = ("score", "passed", "flags", "error", "explanation")
@@ -52,6 +53,29 @@ class _GraderActor:
 
     def grade(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [g.model_dump() for g in run_grader(self.grader, rows)]
+
+
+def check_reachable(address: str | None, *, timeout_s: float = 5.0) -> None:
+    """Fail fast on a cluster address nothing answers at: Ray itself keeps retrying for
+    minutes, printing its own logs, before it gives up.
+
+    Raises:
+        EngineError: ``host:port`` (or ``ray://host:port``) refuses or does not answer a TCP
+            connection within ``timeout_s``.
+    """
+    if not address or address in ("auto", "local"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # a form Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise EngineError(
+            f"cannot reach the Ray cluster at {address}: {reason} (is `ray start --head` "
+            "running there, and is this its GCS or client port?)"
+        ) from None
 
 
 def _ensure_ray(address: str | None) -> None:
@@ -109,6 +133,7 @@ class RayGrader(BaseGrader):
         self.timeout_s = timeout_s
         self._pool: list[Any] = []
         local = load_grader(the_spec, **options)  # fail fast, here, on a bad spec
+        check_reachable(self.address)  # and on a cluster that is not there
         self.requires_reference = bool(getattr(local, "requires_reference", False))
         self.inner_kind = getattr(local, "kind", None)
 
