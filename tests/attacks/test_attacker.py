@@ -168,6 +168,8 @@ def test_the_attack_command_with_an_attacker(simulator, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "exploits written by the attacker: " in result.output
+    assert "3 of 3 items exploited; the search's own in " in result.output
+    assert "search exploits (first 3 of 3)" in result.output  # each one shown
     report = AttackReport.model_validate(json.loads(out.read_text()))
     assert report.attacker is not None and report.attacker.candidates_per_round == 3
     assert report.exploitability.items_exploited == 3

@@ -232,12 +232,28 @@ def attack_command(
                 "a low exploitability means little here"
             )
     if report.search:
-        found = sum(1 for s in report.search if s.exploited)
-        out_console.print(
-            f"adaptive search: {found} of {len(report.search)} items exploited "
-            f"within {budget} queries each",
-            highlight=False,
-        )
+        found = [s for s in report.search if s.exploited]
+        searched = [s for s in found if s.source != "library"]
+        line = f"adaptive search ({budget} queries per item): {len(found)} of "
+        line += f"{len(report.search)} items exploited"
+        if len(searched) < len(found):
+            line += f", {len(found) - len(searched)} of them already by the library"
+        if searched:
+            queries = sorted(s.queries for s in searched)
+            line += f"; the search's own in {queries[0]}-{queries[-1]} queries"
+        out_console.print(line, highlight=False)
+        if searched:
+            table = Table(
+                title=f"search exploits (first {min(10, len(searched))} of {len(searched)})",
+                title_justify="left",
+            )
+            for column in ("item", "score", "written by", "queries", "response"):
+                table.add_column(column, overflow="fold")
+            for s in searched[:10]:
+                table.add_row(
+                    s.item, f"{s.best_score:.3g}", s.source, str(s.queries), s.best_response[:100]
+                )
+            out_console.print(table)
     if report.attacker is not None:
         a = report.attacker
         by_operators = sum(s.exploits_operators for s in report.search)
