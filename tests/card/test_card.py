@@ -259,8 +259,16 @@ def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_pa
     verdicts = dict(
         line.split()[::-1] for line in result.stdout.splitlines() if line.strip().endswith(".html")
     )
+    assert len(verdicts) == 6  # three examples, a naive and a hardened grader each
     for path, status in verdicts.items():
-        expected = "holds" if "truegrade_" in path else "unsafe"
-        assert status == expected, (path, status)
+        hardened = "truegrade_" in path
+        assert status == ("holds" if hardened else "unsafe"), (path, status)
         assert (tmp_path / path).exists()
-    assert len(verdicts) >= 5
+        doc = json.loads((tmp_path / path).with_suffix(".json").read_text())
+        for section in ("verdict", "exploitability", "soundness", "seconds", "machine"):
+            assert doc[section] is not None, (path, section)
+        attack = doc["exploitability"]
+        assert sum(a["tried"] for a in attack["attacks"]) > 0, path  # attacked, not skipped
+        exploited = attack["exploitability"]["items_exploited"]
+        # unsafe because exploited (not only for rejecting right answers); holding against it
+        assert (exploited == 0) if hardened else (exploited > 0), (path, exploited)
