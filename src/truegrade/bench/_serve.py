@@ -208,7 +208,9 @@ def run_serve_bench(
         },
         notes=[
             "Every response is checked against the reward it must carry: 'wrong' counts "
-            "crossed or duplicated answers, 'lost' counts requests that never got one."
+            "crossed or duplicated answers, 'lost' counts requests that never got one; "
+            "'graded' is the server's own count of items graded during the load, which "
+            "equals the number of requests when each was graded exactly once."
         ],
     )
     load = _requests(requests)
@@ -227,6 +229,7 @@ def run_serve_bench(
             assert len(response.json()["grades"]) == batch
         if progress:
             progress("truegrade serve under load")
+        before = httpx.get(server.url + "/metrics", timeout=30).json()["items"]
         ours = _measure(
             f"truegrade serve (math, {workers} engine workers)",
             False,
@@ -234,6 +237,9 @@ def run_serve_bench(
             load,
             concurrency,
         )
+        # the server's own count: each request graded exactly once (a retried 429 is not graded)
+        ours.extra["graded"] = httpx.get(server.url + "/metrics", timeout=30).json()["items"]
+        ours.extra["graded"] -= before
     if progress:
         progress("hand-written Math-Verify server under load")
     with _NaiveServer() as naive:
