@@ -161,3 +161,10 @@ def test_validate_command_errors(tmp_path):
     wrong = run_cli("validate", str(labelled), "--scores", str(bad), cwd=tmp_path)
     assert wrong.returncode == 2, wrong.stderr
     assert "bad.jsonl:2: not a grade (score:" in wrong.stderr and "Traceback" not in wrong.stderr
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": 1, "score": 1.0}\n{"id": 2, "score": 0.0}\n')
+    typo = run_cli(
+        "validate", str(labelled), "--scores", str(good), "--by", "metadata.subjet", cwd=tmp_path
+    )
+    assert typo.returncode == 0, typo.stderr
+    assert "no labelled row has 'metadata.subjet'" in " ".join(typo.stderr.split())

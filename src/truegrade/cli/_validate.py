@@ -22,6 +22,7 @@ from truegrade.cli._common import (
     ThresholdOption,
     TimeoutOption,
     WorkersOption,
+    err_console,
     fail,
     load_rows,
     out_console,
@@ -256,6 +257,13 @@ def validate_command(
         labelled, grades, grader=spec, threshold=threshold, label_threshold=label_threshold, by=by
     )
     report.unlabelled = len(samples) - len(labelled)
+    for field in by:
+        if set(report.slices.get(field, {})) == {"(missing)"}:
+            err_console.print(
+                f"[yellow]warning:[/] no labelled row has {field!r}: every row is in the "
+                "'(missing)' slice (a typo in --by?)",
+                highlight=False,
+            )
     for table in report_tables(report):
         out_console.print(table)
     if report.disagreements and show:
