@@ -116,3 +116,14 @@ def naive_exact(prompts, completions, reference, **kwargs):
         boxes = re.findall(r"\\boxed\{([^{}]*)\}", c)
         out.append(1.0 if boxes and boxes[-1].strip() == str(r).strip() else 0.0)
     return out
+
+
+def solution_diff(prompts, completions, reference, canonical_solution, **kwargs):
+    """A code grader that diffs the program against the canonical solution, line by line: the
+    reference passes, a renamed or reformatted equal program fails."""
+    out = []
+    for c, solution in zip(completions, canonical_solution, strict=True):
+        lines = [x.rstrip() for x in c.strip("`").splitlines() if x.strip()]
+        want = [x.rstrip() for x in solution.splitlines() if x.strip()]
+        out.append(1.0 if lines[-len(want) :] == want else 0.0)
+    return out

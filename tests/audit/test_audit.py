@@ -107,6 +107,17 @@ def test_code_items_get_reformatted_and_renamed_solutions(tmp_path):
     forms = dict(equivalent_responses(to_sample(rows[0]), "code"))
     assert "renamed_total" in forms["renamed_locals"]
     compile(forms["reformatted"].strip("`").removeprefix("python\n"), "x", "exec")
+    # through the audit: a grader that diffs against the solution rejects the equal programs
+    differ = audit_items(
+        load_grader(f"{PLANTED}:solution_diff"),
+        rows,
+        kind="code",
+        checks=["reference", "equivalents"],
+    )
+    assert flagged(differ, "rejects_equivalent") == {"t"}
+    assert not flagged(differ, "reference_fails")  # its own reference passes
+    sandboxed = audit_items(load_grader("code"), rows, checks=["reference", "equivalents"])
+    assert sandboxed.items_flagged == 0  # the code grader runs them: equal programs pass
 
 
 def test_unknown_checks_are_refused():
