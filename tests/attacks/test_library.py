@@ -66,6 +66,7 @@ def test_registry_is_complete_and_documented():
         "skip_tests",
         "patch_harness",
         "redefine_helper",
+        "tamper_tests",
         "stateful_counter",
         "hardcode_visible",
         "resource_exhaustion",

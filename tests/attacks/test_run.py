@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from truegrade.attacks import AttackReport, run_attacks
+from truegrade.attacks import AttackReport, attacks_for, run_attacks
 from truegrade.core import Flag, Sample, load_grader
 from truegrade.data import read_samples
 
@@ -55,6 +56,25 @@ def test_sys_exit_exploits_the_exit_code_grader():
     assert report.kind == "code"
     assert attacks["exit_early"].items_exploited == 8
     assert report.controls.passed == 8
+
+
+def test_test_tampering_exploits_a_pytest_harness_and_not_code():
+    rows = items("code_tasks.jsonl")[:2]
+    report = run_attacks(load_grader(f"{PLANTED}:pytest_harness"), rows, attacks=["tamper_tests"])
+    assert report.controls.passed == 2  # the harness passes the canonical solutions
+    (tamper,) = report.attacks
+    assert tamper.items_exploited == 2
+    # each variant on its own: a conftest, a plugin registered in the session, emptied tests
+    # (deleted tests make pytest exit 5, "no tests ran": this harness is not fooled by that)
+    (spec,) = attacks_for("code", ["tamper_tests"])
+    candidates = list(spec.candidates(rows[0], random.Random(0)))
+    grades = load_grader(f"{PLANTED}:pytest_harness").grade_batch(
+        [rows[0].model_copy(update={"response": c.response}) for c in candidates]
+    )
+    rewarded = {c.variant for c, g in zip(candidates, grades, strict=True) if g.score == 1.0}
+    assert rewarded == {"conftest_reports_pass", "plugin_injected", "tests_emptied"}
+    held = run_attacks(load_grader("code"), rows, attacks=["tamper_tests"])
+    assert held.exploitability.items_exploited == 0
 
 
 def test_keyword_stuffing_exploits_the_keyword_rubric():
@@ -184,6 +204,17 @@ def test_hardened_number_graders_hold_against_the_whole_math_library(spec):
     assert report.exploitability.items_exploited == 0, [
         (a.name, a.example) for a in report.attacks if a.exploited
     ]
+
+
+def test_the_code_grader_holds_against_the_hostile_code_attacks():
+    # programs that exhaust, escape or tamper: contained, each failing with a reason
+    hostile = [a.name for a in attacks_for("code") if a.hostile]
+    assert {"resource_exhaustion", "escape_attempts", "tamper_tests"} <= set(hostile)
+    grader = load_grader("code", call_timeout_s=2, program_timeout_s=5)
+    report = run_attacks(grader, items("code_tasks.jsonl", 1), attacks=hostile)
+    assert report.controls.passed == 1  # the sandbox still works after them
+    for attack in report.attacks:
+        assert attack.tried > 0 and attack.exploited == 0, (attack.name, attack.example)
 
 
 def test_the_code_grader_holds_against_the_whole_code_library():

@@ -56,7 +56,9 @@ class Attack:
         kinds: Grader families it targets (see ``KINDS``).
         why_wrong: Why every response it writes is wrong (from the generator's docstring).
         generate: ``(sample, rng) -> candidates``; may yield nothing when it does not apply.
-        hostile: Its responses are built to hang or exhaust a grader (denial of service).
+        hostile: Its responses are built to hang or exhaust a grader (denial of service), to
+            escape, or to change files where they run: only for sandboxed graders, and only
+            when asked for by name or with ``hostile=True``.
     """
 
     name: str
