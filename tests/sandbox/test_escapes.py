@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.helpers import descendants
-from truegrade.sandbox import Sandbox, SandboxConfig
+from truegrade.sandbox import Sandbox, SandboxConfig, layers
 from truegrade.sandbox._zygote import landlock_abi
 
 CONFIGS = {
@@ -154,6 +154,61 @@ def test_a_fork_bomb_is_contained_and_cleaned_up(box):
     )
     assert result.status == "timeout"
     only_the_zygote_is_left(box)
+
+
+def test_the_process_limit_binds_before_the_deadline(box):
+    # children that sleep (so nothing but the limit stops the forking): the count stops near
+    # max_processes, where without a limit it would reach the target well within the deadline
+    result = run(
+        box,
+        """
+        import os, time
+        made = 0
+        for _ in range(500):
+            try:
+                if os.fork() == 0:
+                    time.sleep(30)
+                    os._exit(0)
+                made += 1
+            except OSError as exc:
+                print("refused:", exc.strerror)
+                break
+        print("made", made, flush=True)
+        """,
+        timeout_s=5,
+    )
+    (limit,) = [layer for layer in layers(box) if layer.name == "process limit"]
+    made = int(result.stdout.split("made")[1].split()[0])
+    if limit.active:  # what the layer report claims is what the program meets
+        assert "refused:" in result.stdout, result.stdout
+        assert made < box.config.max_processes + 8  # (the cgroup allows the runner's own few)
+    else:  # root with no pids cgroup: reported off, and the deadline still reaps them all
+        assert "RLIMIT_NPROC does not bind root" in limit.detail
+    only_the_zygote_is_left(box)
+
+
+def test_file_size_and_descriptor_limits_bind(box):
+    result = run(
+        box,
+        """
+        import os
+        try:
+            with open("big", "wb") as f:
+                f.write(b"x" * (64 << 20))
+            print("wrote all")
+        except OSError as exc:
+            print("write refused:", exc.strerror)
+        handles = []
+        try:
+            for _ in range(10_000):
+                handles.append(open(os.devnull))
+        except OSError as exc:
+            print("open refused at", len(handles), exc.strerror)
+        """,
+    )
+    assert "write refused: File too large" in result.stdout, (result.stdout, result.stderr)
+    opened = int(result.stdout.split("open refused at")[1].split()[0])
+    assert opened < box.config.open_files
 
 
 def test_a_memory_bomb_fails_for_want_of_memory(box):
