@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import pty
+import re
 import signal
 import subprocess
 import sys
@@ -82,6 +84,36 @@ def test_grade_writes_results_and_a_summary(tmp_path):
     assert "clustered over 2 groups" in result.stdout
     assert "flag hedged" in result.stdout
     assert f"results: {out.name}" in result.stdout.replace(str(tmp_path) + "/", "")
+    assert "mean score" in result.stdout and "0.2500 ± " in result.stdout
+    assert re.search(r"errors\s+│\s+0\s", result.stdout)
+    assert "grading" not in result.stderr  # no progress bar in a pipe or a log
+
+
+def test_a_progress_bar_on_a_terminal(tmp_path):
+    data = write_rows(
+        tmp_path / "qa.jsonl", [{"id": i, "response": str(i), "reference": i} for i in range(50)]
+    )
+    primary, replica = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "truegrade", "grade", str(data), "-g", "numeric"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=replica,
+        env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
+    )
+    os.close(replica)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=120) == 0
+    os.close(primary)
+    assert b"grading" in seen and b"50/50" in seen
 
 
 def test_grader_options_limit_and_workers(tmp_path):
