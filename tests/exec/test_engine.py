@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -14,7 +15,7 @@ import pytest
 
 from tests.exec import engine_tasks as t
 from truegrade.core import EngineError
-from truegrade.exec import Engine, Failure, default_engine
+from truegrade.exec import Engine, Failure, default_engine, default_worker_count
 from truegrade.exec._protocol import dumps, safe_loads
 
 
@@ -32,15 +33,22 @@ def test_results_come_back_in_input_order(engine):
 
 
 def test_a_hung_item_is_killed_at_its_deadline_and_the_batch_goes_on(engine):
+    engine.map(t.square, [1, 2, 3, 4], timeout_s=30)  # both workers up before counting
     started = engine.counters["workers_started"]
+    timeouts = engine.counters[Failure.TIMEOUT]
     payloads = [1, "spin", 2, "sleep", 3] + list(range(100, 200))
     outcomes = engine.map(t.misbehave, payloads, timeout_s=0.5)
     assert [o.failure for o in outcomes[:5]] == [None, Failure.TIMEOUT, None, Failure.TIMEOUT, None]
     assert "0.5 s deadline" in outcomes[1].message
     assert outcomes[1].elapsed_s >= 0.5
     assert [o.value for o in outcomes[5:]] == list(range(100, 200))
-    # two kills, two replacements (the replacement of the last may still be starting)
-    assert engine.counters["workers_started"] - started >= 1
+    assert engine.counters[Failure.TIMEOUT] - timeouts == 2
+    # two kills, two replacements (the last one may still be starting: wait for it, bounded)
+    waited = 0
+    while engine.counters["workers_started"] - started < 2 and waited < 300:
+        time.sleep(0.1)
+        waited += 1
+    assert engine.counters["workers_started"] - started == 2
     # the pool is healthy afterwards
     assert [o.value for o in engine.map(t.square, [3, 4], timeout_s=5)] == [9, 16]
 
@@ -259,3 +267,25 @@ def test_random_mixes_of_hostile_items_always_settle_exactly(seed):
             assert outcome.ok and outcome.value == 0.02, (payload, outcome)
         else:
             assert outcome.failure == expected[payload], (payload, outcome)
+
+
+def test_workers_default_to_the_cores_this_process_may_use():
+    cores = len(os.sched_getaffinity(0))
+    assert default_worker_count() == cores
+    with Engine() as eng:
+        assert eng.config.workers == cores
+    # a process pinned to one core gets one worker
+    done = subprocess.run(
+        [
+            "taskset",
+            "-c",
+            "0",
+            sys.executable,
+            "-c",
+            "from truegrade.exec import default_worker_count as d; print(d())",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "1", done.stderr
