@@ -1,0 +1,73 @@
+"""The math kernel's two speed paths: plain numbers never reach SymPy, and each worker parses a
+gold answer once (a GRPO group shares one)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from truegrade.graders.math import _check, _equiv
+from truegrade.graders.math._check import MathKernel
+
+
+@pytest.fixture
+def symbolic_calls(monkeypatch):
+    """Counts calls into the SymPy path (Math-Verify's parser and the equivalence check)."""
+    calls: list[str] = []
+    parse, equivalent = _equiv.parse_core, _equiv.equivalent
+
+    def counted_parse(text, *args, **kwargs):
+        calls.append(text)
+        return parse(text, *args, **kwargs)
+
+    def counted_equivalent(*args, **kwargs):
+        calls.append("equivalent")
+        return equivalent(*args, **kwargs)
+
+    monkeypatch.setattr(_equiv, "parse_core", counted_parse)
+    monkeypatch.setattr(_equiv, "equivalent", counted_equivalent)
+    return calls
+
+
+def test_plain_numbers_never_reach_sympy(symbolic_calls):
+    kernel = MathKernel()
+    cases = [
+        ("The answer is \\boxed{12}.", "12", True, "exact_match"),
+        ("\\boxed{12.0}", "12", True, "equivalent_numeric"),
+        ("\\boxed{12,000}", "12000", True, "exact_match"),  # separators normalised first
+        ("\\boxed{13}", "12", False, None),
+        ("Final answer: -0.25", "-0.25", True, "exact_match"),
+    ]
+    for response, gold, passed, flag in cases:
+        result = kernel((response, gold))
+        assert result["passed"] is passed, (response, result)
+        if flag:
+            assert flag in result["flags"], (response, result)
+    assert symbolic_calls == []
+    # an expression does go through the parser
+    assert kernel(("\\boxed{x+1}", "1+x"))["passed"] is True
+    assert symbolic_calls
+
+
+def test_a_gold_is_parsed_once_per_worker_and_the_cache_is_bounded(monkeypatch):
+    prepared: list[str] = []
+    prepare = _check._prepare_gold
+
+    def counted(reference):
+        prepared.append(reference)
+        return prepare(reference)
+
+    monkeypatch.setattr(_check, "_prepare_gold", counted)
+    monkeypatch.setattr(_check, "_GOLD_CACHE_SIZE", 3)
+    kernel = MathKernel()
+    for response in ("\\boxed{1/2}", "\\boxed{0.5}", "\\boxed{3}", "\\boxed{\\frac12}"):
+        kernel((response, "\\frac{1}{2}"))  # one group, one gold
+    assert prepared == ["\\frac{1}{2}"]
+    for gold in ("1", "2", "3"):  # three more golds: the oldest is evicted
+        kernel(("\\boxed{1}", gold))
+    assert list(kernel._gold) == ["1", "2", "3"]
+    kernel(("\\boxed{1}", "\\frac{1}{2}"))
+    assert prepared.count("\\frac{1}{2}") == 2
+    # what travels to a worker is the settings, never a cache
+    assert pickle.loads(pickle.dumps(kernel))._gold == {}
