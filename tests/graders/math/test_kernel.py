@@ -71,3 +71,30 @@ def test_a_gold_is_parsed_once_per_worker_and_the_cache_is_bounded(monkeypatch):
     assert prepared.count("\\frac{1}{2}") == 2
     # what travels to a worker is the settings, never a cache
     assert pickle.loads(pickle.dumps(kernel))._gold == {}
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("\\sqrt{8}", "2\\sqrt{2}"),
+        ("(x+1)^2", "x^2+2x+1"),
+        ("\\frac{1}{\\sqrt{2}}", "\\frac{\\sqrt{2}}{2}"),
+        ("2^{-98}", "\\frac{1}{2^{98}}"),
+        ("\\frac{x^2-1}{x-1}", "x+1"),
+    ],
+)
+def test_the_numeric_screen_never_parts_equal_answers(a, b):
+    pa, pb = _equiv.parse_core(a), _equiv.parse_core(b)
+    assert not _equiv._clearly_apart(pa.value, pb.value)
+    assert _equiv.equivalent(pa.value, pb.value) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("2^{-98}", "2^{-99}"), ("x+1", "x+2"), ("\\pi", "3.14159265358979"), ("\\sqrt{2}", "1.4142")],
+)
+def test_the_numeric_screen_parts_different_answers_without_simplifying(a, b, monkeypatch):
+    pa, pb = _equiv.parse_core(a), _equiv.parse_core(b)
+    assert _equiv._clearly_apart(pa.value, pb.value)
+    monkeypatch.setattr(_equiv.sympy, "simplify", lambda *_: pytest.fail("simplify was called"))
+    assert _equiv.equivalent(pa.value, pb.value) is None

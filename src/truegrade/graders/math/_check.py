@@ -156,6 +156,8 @@ class MathKernel:
 
     def setup(self) -> None:
         """Import SymPy and the parser once per worker, before the first deadline starts."""
+        import sympy.physics.units  # noqa: F401 - the parser imports it on its first unit
+
         from truegrade.graders.math import _equiv
 
         _equiv.parse_core("x+1")

@@ -146,8 +146,12 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         return "exact"
     if a.free_symbols != b.free_symbols:
         return None
+    if _clearly_apart(a, b) and abs_tol == 0 and rel_tol == 0:
+        return None  # most wrong answers: no simplify (tens of ms each) to prove it
     try:
-        difference = sympy.simplify(a - b)
+        difference = sympy.expand(a - b)
+        if difference != 0:
+            difference = sympy.simplify(difference)
     except Exception:
         difference = None
     if difference is not None and difference == 0:
@@ -166,6 +170,32 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         if rel_tol > 0 and gap <= rel_tol * abs(y):
             return "rel_tol"
     return None
+
+
+# Points a symbolic difference is evaluated at before anything is simplified: rationals away
+# from 0, 1 and the usual singularities.
+_PROBES = (sympy.Rational(7, 3), sympy.Rational(11, 5))
+
+
+def _clearly_apart(a: Any, b: Any) -> bool:
+    """True when ``a`` and ``b`` evaluate, at 30 digits, to values that differ by far more than
+    the evaluation's error, at a point (or as numbers): then they are not equal, and the slow
+    symbolic check can be skipped. Never true for equal expressions; False whenever in doubt
+    (a singular point, a value that is not a finite number), leaving the decision to SymPy."""
+    symbols = sorted(a.free_symbols, key=str)
+    points = [dict(zip(symbols, _PROBES[k:] + _PROBES[:k], strict=False)) for k in (0, 1)]
+    for point in points if symbols else [{}]:
+        try:
+            x = complex(sympy.N(a.subs(point) if point else a, 30))
+            y = complex(sympy.N(b.subs(point) if point else b, 30))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return False
+        scale = max(abs(x), abs(y))
+        if not (scale < float("inf")) or scale == 0:
+            return False
+        if abs(x - y) > 1e-20 * scale:
+            return True
+    return False
 
 
 def equivalent(gold: Any, answer: Any, *, abs_tol: float = 0.0, rel_tol: float = 0.0) -> str | None:
