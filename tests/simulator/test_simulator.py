@@ -147,6 +147,26 @@ def test_errors_look_like_the_real_apis(simulator):
     assert status == 400
 
 
+def test_random_rate_limits_come_at_the_configured_rate_and_retries_get_through(simulator):
+    headers = {"x-simulator-config": json.dumps({"rate_limit_rate": 0.3, "seed": 3})}
+    statuses = [
+        post(
+            simulator.base_url,
+            {"model": "m", "messages": [{"role": "user", "content": f"q{i}"}]},
+            {**headers, "x-simulator-tag": "random429"},
+        )[0]
+        for i in range(200)
+    ]
+    assert set(statuses) == {200, 429}
+    assert 0.2 < statuses.count(429) / len(statuses) < 0.4
+    # the judge client's retries make every answer arrive
+    from tests.judge.test_client import config, request, run
+
+    cfg, _ = config(simulator, rate_limit_rate=0.3)
+    _, results = run(cfg.model_copy(update={"max_retries": 10}), [request(i) for i in range(30)])
+    assert all(not isinstance(r, Exception) for r in results)
+
+
 def test_reset_forgets_statistics(simulator):
     post(
         simulator.base_url,

@@ -248,3 +248,21 @@ def test_denial_of_service_inputs_are_contained_and_the_batch_goes_on():
         assert g.latency_ms <= grader.timeout_s * 1000 + 1000, (row["id"], g.latency_ms)
     assert grades[-2].passed is True
     assert grades[-1].passed is False
+
+
+def test_code_in_an_answer_is_text_never_run(tmp_path):
+    # the CVE class of field guide section 1: graders that eval model text (prime_math, sympy's
+    # parse_expr) run this; ours parses LaTeX with a grammar and never evaluates it
+    marker = tmp_path / "ran"
+    payloads = [
+        f"\\boxed{{__import__('os').system('touch {marker}')}}",
+        f"Final answer: __import__('pathlib').Path('{marker}').touch() or 5",
+        f"\\boxed{{eval(\"open('{marker}', 'w')\")}}",
+        "\\boxed{(lambda: 5)()}",
+    ]
+    grades = load_grader("math").grade_batch(
+        [{"id": i, "response": p, "reference": "5"} for i, p in enumerate(payloads)]
+    )
+    assert [g.passed for g in grades] == [False] * len(payloads)
+    assert all(g.error is None and (g.flags or g.explanation) for g in grades)
+    assert not marker.exists()

@@ -71,6 +71,31 @@ def test_healthbench_rows_load_as_they_are(tmp_path):
     assert rubric.items[1].tags == ("axis:safety",)
 
 
+def test_a_rubric_under_reference_rubric_and_healthbench_s_null_ideal(tmp_path):
+    rubric = [{"criterion": 'Says "drink water".', "points": 2, "tags": ["axis:accuracy"]}]
+    rows = [
+        {"id": "own", "response": "Drink water.", "reference": {"rubric": rubric}},
+        {
+            "prompt": [{"role": "user", "content": "Thirsty?"}],
+            "completion": "Drink water.",
+            "rubrics": rubric,
+            "example_tags": [],
+            "prompt_id": "hb-2",
+            "ideal_completions_data": None,
+            "canary": "a canary string that must not stop the row",
+        },
+    ]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    samples = [sample for _, sample in read_samples(path)]
+    assert [s.id for s in samples] == ["own", "hb-2"]
+    assert "ideal" not in samples[1].metadata
+    for sample in samples:
+        assert [i.criterion for i in parse_rubric(sample.reference).items] == [
+            rubric[0]["criterion"]
+        ]
+
+
 # -- the score -----------------------------------------------------------------------------------
 
 RUBRIC = [
