@@ -92,7 +92,7 @@ def test_hostile_examples_are_escaped_in_the_html():
     assert "<script" not in html
 
 
-def test_overoptimization_section_from_proxy_and_gold_columns():
+def test_overoptimization_section_from_proxy_and_gold_columns(tmp_path):
     from truegrade.goodhart import synthetic_pool
 
     pool = synthetic_pool(prompts=60, pool_size=32, noise="student_t", seed=0)
@@ -118,6 +118,25 @@ def test_overoptimization_section_from_proxy_and_gold_columns():
     assert card.overoptimization is not None
     assert card.overoptimization["peak"]["n"] >= 1
     assert "<polyline" in render_html(card)
+    # the same columns are found without being named, and the written JSON carries the section
+    found = build_card(load_grader("math"), data[:400], checks=[], attacks=["hedge_boxes"])
+    assert found.overoptimization == card.overoptimization
+    paths = write_card(found, tmp_path / "overopt.html")
+    assert (
+        json.loads(paths["json"].read_text())["overoptimization"]["peak"]
+        == card.overoptimization["peak"]
+    )
+    plain = build_card(load_grader("math"), data[:40], checks=[], attacks=["hedge_boxes"])
+    assert (
+        build_card(
+            load_grader("math"),
+            [s.model_copy(update={"metadata": {}}) for s in data[:40]],
+            checks=[],
+            attacks=["hedge_boxes"],
+        ).overoptimization
+        is None
+        and plain.overoptimization is not None
+    )
 
 
 def _chromium() -> str | None:

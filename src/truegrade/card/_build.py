@@ -76,6 +76,26 @@ def _column(sample: Sample, path: str) -> float:
     return float(value)
 
 
+#: Column pairs the card finds by itself: rows that carry both get an overoptimization section.
+PROXY_GOLD_COLUMNS = (
+    ("metadata.proxy", "metadata.gold"),
+    ("metadata.proxy_score", "metadata.gold_score"),
+)
+
+
+def _proxy_and_gold(rows: Sequence[Sample]) -> tuple[str | None, str | None]:
+    """The first of ``PROXY_GOLD_COLUMNS`` that every row holds as numbers (None, None if none)."""
+    for proxy, gold in PROXY_GOLD_COLUMNS:
+        keys = (proxy.removeprefix("metadata."), gold.removeprefix("metadata."))
+        if rows and all(
+            isinstance(r.metadata.get(k), (int, float)) and not isinstance(r.metadata.get(k), bool)
+            for r in rows
+            for k in keys
+        ):
+            return proxy, gold
+    return None, None
+
+
 def build_card(
     grader: Grader,
     samples: Sequence[SampleLike],
@@ -112,6 +132,8 @@ def build_card(
         reruns: Gradings per response in the audit's flakiness check.
         labels: Validate against labels when rows have them.
         proxy / gold: Score columns for the overoptimization analysis (dotted paths allowed).
+            Neither given: ``metadata.proxy`` / ``metadata.gold`` (or ``proxy_score`` /
+            ``gold_score``) when every row has them as numbers.
         oracle: The grader that knows right from wrong, for the adaptive search.
         attacker: An attacker LLM the adaptive search asks for candidates (see
             :func:`truegrade.attacks.run_attacks`); needs a budget.
@@ -157,6 +179,8 @@ def build_card(
         seconds["soundness"] = time.perf_counter() - start
 
     overopt = None
+    if proxy is None and gold is None:
+        proxy, gold = _proxy_and_gold(rows)
     if proxy and gold:
         from truegrade.goodhart import overoptimization
 
