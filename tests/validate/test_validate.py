@@ -168,3 +168,25 @@ def test_validate_command_errors(tmp_path):
     )
     assert typo.returncode == 0, typo.stderr
     assert "no labelled row has 'metadata.subjet'" in " ".join(typo.stderr.split())
+
+
+def test_slices_show_auroc_when_the_grader_gives_scores(tmp_path):
+    rows = [
+        {"id": i, "response": "r", "label": i % 2 == 0, "metadata": {"subject": "ab"[i % 4 // 2]}}
+        for i in range(40)
+    ]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    scores = tmp_path / "scores.jsonl"
+    scores.write_text(
+        "".join(
+            json.dumps({"id": i, "score": (0.6 if i % 2 == 0 else 0.4) + i / 1000}) + "\n"
+            for i in range(40)
+        )
+    )
+    result = run_cli(
+        "validate", str(data), "--scores", str(scores), "--by", "metadata.subject", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    by_subject = result.stdout.split("by metadata.subject")[1]
+    assert "AUROC" in by_subject and by_subject.count("1.000") >= 2  # both slices separate

@@ -58,8 +58,8 @@ def _num(metric: Metric | None) -> str:
     return f"{metric.estimate:.3f} [{metric.ci_low or 0:.3f}, {metric.ci_high or 0:.3f}]"
 
 
-def _slice_rows(table: Table, name: str, r: SliceReport) -> None:
-    table.add_row(
+def _slice_rows(table: Table, name: str, r: SliceReport, *, auroc: bool) -> None:
+    cells = [
         name,
         str(r.graded),
         str(r.grader_errors),
@@ -67,7 +67,8 @@ def _slice_rows(table: Table, name: str, r: SliceReport) -> None:
         _pct(r.false_fail_rate),
         _pct(r.accuracy),
         _num(r.kappa),
-    )
+    ]
+    table.add_row(*cells, *([_num(r.auroc) if r.auroc is not None else "n/a"] if auroc else []))
 
 
 def report_tables(report: ValidationReport) -> list[Table]:
@@ -100,10 +101,12 @@ def report_tables(report: ValidationReport) -> list[Table]:
     tables = [head, confusion]
     for path, groups in report.slices.items():
         table = Table(title=f"by {path}", title_justify="left")
-        for col in (path, "graded", "errors", "false pass", "false fail", "accuracy", "kappa"):
+        scored = o.auroc is not None  # the grader gives scores: AUROC per slice too
+        columns = [path, "graded", "errors", "false pass", "false fail", "accuracy", "kappa"]
+        for col in columns + (["AUROC"] if scored else []):
             table.add_column(col)
         for value, r in groups.items():
-            _slice_rows(table, value, r)
+            _slice_rows(table, value, r, auroc=scored)
         tables.append(table)
     return tables
 
