@@ -17,6 +17,7 @@ Any input containing ``explode`` always fails with a 500.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -55,6 +56,9 @@ class _State:
         self.bodies: dict[str, list[Any]] = defaultdict(list)
         self.statuses: dict[str, Counter[int]] = defaultdict(Counter)
         self.attempts: Counter[tuple[str, str]] = Counter()
+        self.in_flight: Counter[str] = Counter()
+        self.max_in_flight: Counter[str] = Counter()
+        self.arrivals: dict[str, list[float]] = defaultdict(list)
 
 
 def create_app() -> FastAPI:
@@ -141,9 +145,18 @@ def create_app() -> FastAPI:
         body = await request.json()
         items = body if isinstance(body, list) else [body]
         texts = [json.dumps([item["prompt"], item["response"]]) for item in items]
-        _, body, failure = await intake(request, texts)
+        tag, body, failure = await intake(request, texts)
         if failure is not None:
             return failure
+        latency = float(request.headers.get("x-test-latency-ms", "0")) / 1000
+        if latency:  # a slow model: how many requests overlap is what the client controls
+            with state.lock:
+                state.arrivals[tag].append(time.monotonic())
+                state.in_flight[tag] += 1
+                state.max_in_flight[tag] = max(state.max_in_flight[tag], state.in_flight[tag])
+            await asyncio.sleep(latency)
+            with state.lock:
+                state.in_flight[tag] -= 1
         if request.headers.get("x-test-malformed"):
             return {"value": 1}
         values = [text_score(t) for t in texts]
@@ -156,6 +169,8 @@ def create_app() -> FastAPI:
                 "requests": len(state.bodies[tag]),
                 "statuses": {str(k): v for k, v in state.statuses[tag].items()},
                 "bodies": state.bodies[tag],
+                "max_in_flight": state.max_in_flight[tag],
+                "arrivals": state.arrivals[tag],
             }
 
     return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 
 import pytest
 
@@ -99,6 +100,21 @@ def test_a_plain_json_endpoint_one_at_a_time_or_batched(rm_server):
     batched, tag = served(rm_server, "/score", batch_size=2)
     assert [g.score for g in batched.grade_batch([*ROWS, CHAT])] == pytest.approx(expected)
     assert sorted(len(b) for b in rm_server.stats(tag)["bodies"]) == [1, 2, 2]
+
+
+def test_concurrency_and_the_request_rate_are_bounded_as_for_a_judge(rm_server):
+    rows = [Sample(id=i, prompt="q", response=f"answer {i}") for i in range(24)]
+    slow = {"x-test-latency-ms": "50"}
+    bounded, tag = served(rm_server, "/score", headers=slow, concurrency=3)
+    assert all(g.error is None for g in bounded.grade_batch(rows))
+    assert 1 < rm_server.stats(tag)["max_in_flight"] <= 3
+    # 600 a minute is 10 a second with one second of burst: 24 requests span >= 1.4 s
+    # (timed from the client: a lower bound the limiter guarantees however loaded the machine)
+    paced, tag = served(rm_server, "/score", headers=slow, concurrency=24, requests_per_minute=600)
+    started = time.monotonic()
+    assert all(g.error is None for g in paced.grade_batch(rows))
+    assert time.monotonic() - started >= (24 - 10) / 10 * 0.95
+    assert len(rm_server.stats(tag)["arrivals"]) == 24
 
 
 @pytest.mark.parametrize(
