@@ -54,6 +54,35 @@ def test_ten_thousand_items_match_the_local_backend(local_ray):
         assert (a.score, a.passed, a.flags, a.error) == (b.score, b.passed, b.flags, b.error)
 
 
+@pytest.mark.timeout(300)
+def test_the_code_grader_runs_sandboxed_in_warm_actors(local_ray):
+    from truegrade.data import read_samples
+    from truegrade.integrations.ray import RayGrader
+
+    tasks = [s for _, s in read_samples(EXAMPLES / "data" / "code_tasks.jsonl")]
+    right = [
+        t.model_copy(update={"response": t.prompt_text + t.metadata["canonical_solution"]})
+        for t in tasks
+    ]
+    early_exit = [
+        t.model_copy(update={"id": f"{t.id}-exit", "response": "import sys\nsys.exit(0)\n"})
+        for t in tasks
+    ]
+    remote = RayGrader("code", actors=1, workers_per_actor=1)
+    try:
+        first = remote.grade_batch(right + early_exit)
+        again = remote.grade_batch(right)  # the same actor: its engine and sandbox stay warm
+        (actor,) = remote._actors()
+        stats = local_ray.get(actor.stats.remote())
+    finally:
+        remote.close()
+    assert [g.passed for g in first] == [True] * len(right) + [False] * len(early_exit)
+    assert all("sandbox: " in g.explanation for g in first[: len(right)])
+    assert [g.passed for g in again] == [True] * len(right)
+    # both batches in one actor, whose single engine worker (and its sandbox) started once
+    assert stats == {"batches": 2, "workers_started": 1}
+
+
 @pytest.mark.timeout(180)
 def test_ray_data_scores_a_parquet_file(local_ray, tmp_path):
     import pyarrow as pa

@@ -50,9 +50,20 @@ class _GraderActor:
         self, spec: Any, options: dict[str, Any], timeout_s: float | None, workers: int
     ) -> None:
         self.grader = _build(spec, options, timeout_s, workers)
+        self.batches = 0
 
     def grade(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.batches += 1
         return [g.model_dump() for g in run_grader(self.grader, rows)]
+
+    def stats(self) -> dict[str, int]:
+        """Batches graded and engine workers ever started: a warm actor starts none per batch."""
+        from truegrade.exec import default_engine
+
+        return {
+            "batches": self.batches,
+            "workers_started": default_engine().counters["workers_started"],
+        }
 
 
 def check_reachable(address: str | None, *, timeout_s: float = 5.0) -> None:
@@ -186,6 +197,7 @@ class _GradeBatch:
         self, spec: Any, options: dict[str, Any], timeout_s: float | None, workers: int
     ) -> None:
         self.grader = _build(spec, options, timeout_s, workers)
+        self.batches = 0
 
     def __call__(self, batch: Any) -> Any:
         import pandas as pd  # type: ignore[import-untyped]
