@@ -90,7 +90,11 @@ def test_meta_with_recorded_verdicts_and_with_a_judge(simulator, tmp_path):
         {
             "prompt": [{"role": "user", "content": "Rice?"}],
             "completion": completion,
-            "rubric": 'Says to refrigerate "within one hour".',
+            "rubric": {
+                "criterion": 'Says to refrigerate "within one hour".',
+                "points": 5,
+                "tags": ["axis:accuracy"],
+            },
             "binary_labels": labels,
             "category": category,
             "prompt_id": f"p{k}",
@@ -110,6 +114,8 @@ def test_meta_with_recorded_verdicts_and_with_a_judge(simulator, tmp_path):
     verdicts.write_text("".join(json.dumps({"met": m}) + "\n" for m in [True, True, False, True]))
     recorded = invoke("rubric", "meta", data, "--verdicts", verdicts, "--out", tmp_path / "m.json")
     assert recorded.exit_code == 0, recorded.output
+    assert "by category" in recorded.output and "by tag" in recorded.output
+    assert "axis:accuracy" in recorded.output
     doc = json.loads((tmp_path / "m.json").read_text())
     assert doc["rows"] == 4 and doc["pairs"] == 8
     assert doc["worst_categories"][0] == "a"  # the keyword-only row was called met

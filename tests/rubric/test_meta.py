@@ -90,6 +90,33 @@ def test_breakdowns_per_category_match_and_the_worst_comes_first():
     assert report.worst[0].gap is not None and report.worst[0].gap > report.worst[-1].gap
 
 
+def test_breakdowns_per_tag_match_and_carry_intervals():
+    base, verdicts = synthetic()
+    tags = ["axis:accuracy", "axis:safety", "axis:completeness"]
+    rows = meta_rows(
+        [
+            (
+                k + 1,
+                {
+                    "completion": f"answer {k}",
+                    "criterion": {"criterion": f"c{k % 5}", "points": 1, "tags": [tags[k % 3]]},
+                    "binary_labels": list(r.labels),
+                    "prompt_id": f"p{k // 2}",
+                },
+            )
+            for k, r in enumerate(base)
+        ]
+    )
+    report = meta_evaluate(rows, verdicts=verdicts, n_resamples=300)
+    assert [t.name for t in report.tags] == sorted(tags)
+    for part in report.tags:
+        idx = [k for k in range(len(rows)) if tags[k % 3] == part.name]
+        truth, pred = expanded([rows[k] for k in idx], [verdicts[k] for k in idx])
+        assert part.rows == len(idx)
+        assert part.macro_f1.estimate == pytest.approx(f1_score(truth, pred, average="macro"))
+        assert part.macro_f1.ci_low < part.macro_f1.estimate < part.macro_f1.ci_high
+
+
 def test_majority_agreement_skips_split_experts_and_failures_are_counted():
     rows, verdicts = synthetic(60)
     verdicts[0] = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,8 +26,8 @@ from truegrade.data import read_results, read_rows
 from truegrade.graders.rubric import RubricGrader, load_rubric, parse_rubric
 from truegrade.rubric import (
     DEFAULT_HARM_TAGS,
+    Breakdown,
     LintReport,
-    MetaReport,
     RubricSource,
     aggregate_rubric_scores,
     lint_rubrics,
@@ -205,11 +206,11 @@ def _est(e: Estimate | None) -> str:
     return f"{e.estimate:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}]"
 
 
-def _meta_table(report: MetaReport) -> Table:
-    table = Table(title="agreement with the experts, by category", title_justify="left")
-    for column in ("category", "rows", "macro-F1", "experts' macro-F1", "gap"):
+def _meta_table(kind: str, parts: Sequence[Breakdown]) -> Table:
+    table = Table(title=f"agreement with the experts, by {kind}", title_justify="left")
+    for column in (kind, "rows", "macro-F1", "experts' macro-F1", "gap"):
         table.add_column(column, overflow="fold")
-    for b in report.worst:
+    for b in parts:
         gap = "n/a" if b.gap is None else f"{b.gap:+.3f}"
         table.add_row(b.name, str(b.rows), _est(b.macro_f1), _est(b.expert_macro_f1), gap)
     return table
@@ -262,7 +263,10 @@ def meta_command(
         fail("name an evaluator (--spec, or --judge-endpoint and --judge-model) or --verdicts")
     with user_errors():
         report = meta_evaluate(rows, grader=grader, verdicts=made, n_resamples=resamples)
-    out_console.print(_meta_table(report))
+    if report.categories:
+        out_console.print(_meta_table("category", report.worst))
+    if report.tags:
+        out_console.print(_meta_table("tag", report.tags))
     out_console.print(
         f"{report.rows} rows, {report.pairs} (evaluator, expert) pairs, {report.errors} errors\n"
         f"macro-F1 {_est(report.macro_f1)}   experts among themselves "
