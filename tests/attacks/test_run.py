@@ -60,7 +60,11 @@ def test_sys_exit_exploits_the_exit_code_grader():
 
 def test_test_tampering_exploits_a_pytest_harness_and_not_code():
     rows = items("code_tasks.jsonl")[:2]
-    report = run_attacks(load_grader(f"{PLANTED}:pytest_harness"), rows, attacks=["tamper_tests"])
+    harness = load_grader(f"{PLANTED}:pytest_harness")
+    # it runs programs outside the sandbox: the hostile attack is refused unless asked for
+    with pytest.raises(ValueError, match="does not run programs in truegrade's sandbox"):
+        run_attacks(harness, rows, attacks=["tamper_tests"])
+    report = run_attacks(harness, rows, attacks=["tamper_tests"], unsafe_hostile=True)
     assert report.controls.passed == 2  # the harness passes the canonical solutions
     (tamper,) = report.attacks
     assert tamper.items_exploited == 2
@@ -204,6 +208,25 @@ def test_hardened_number_graders_hold_against_the_whole_math_library(spec):
     assert report.exploitability.items_exploited == 0, [
         (a.name, a.example) for a in report.attacks if a.exploited
     ]
+
+
+def test_hostile_code_attacks_need_the_sandbox_or_an_explicit_risk():
+    exit_code = load_grader(f"{EXAMPLES}/graders/exit_code.py:reward")
+    rows = items("code_tasks.jsonl", 1)
+    with pytest.raises(ValueError, match="resource_exhaustion"):
+        run_attacks(exit_code, rows, hostile=True)
+    unsafe = load_grader("code", isolation="none", unsafe_no_sandbox=True)
+    with pytest.raises(ValueError, match="--unsafe-hostile"):
+        run_attacks(unsafe, rows, attacks=["escape_attempts"])
+    cli = subprocess.run(
+        [sys.executable, "-m", "truegrade", "attack", str(EXAMPLES / "data" / "code_tasks.jsonl")]
+        + ["-g", f"{EXAMPLES}/graders/exit_code.py:reward", "--hostile", "--limit", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert cli.returncode == 2 and "--unsafe-hostile" in cli.stderr
 
 
 def test_the_code_grader_holds_against_the_hostile_code_attacks():

@@ -69,6 +69,12 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
     return "text"
 
 
+def _sandboxed(grader: Grader) -> bool:
+    from truegrade.graders.code import runs_programs_sandboxed
+
+    return runs_programs_sandboxed(grader)
+
+
 def reference_response(sample: Sample, kind: str) -> str | None:
     """The item's own reference written as a response (a control any sound grader passes):
     ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text or,
@@ -108,6 +114,7 @@ def run_attacks(
     batch_size: int = 512,
     oracle: Grader | None = None,
     attacker: AttackerLLM | EndpointConfig | Mapping[str, Any] | None = None,
+    unsafe_hostile: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> AttackReport:
     """Attack ``grader`` on ``samples`` and report how exploitable it is.
@@ -127,11 +134,15 @@ def run_attacks(
         attacker: An attacker LLM the search asks for new candidates each generation (an
             ``AttackerLLM``, an ``EndpointConfig`` or a dict of their fields); needs a budget,
             and an oracle for items other than math.
+        unsafe_hostile: Run the hostile code attacks against a grader that does not run
+            programs in truegrade's sandbox (they fork-bomb, escape and rewrite files wherever
+            that grader runs them: only on a throwaway machine).
         progress: Called as ``(graded, total)`` after each batch.
 
     Raises:
         KeyError: an unknown attack name.
-        ValueError: an attacker without a budget, or without an oracle.
+        ValueError: an attacker without a budget, or without an oracle; hostile code attacks
+            against a grader that does not sandbox programs (without ``unsafe_hostile``).
 
     Examples:
         >>> report = run_attacks(load_grader("naive.py:reward"), rows)  # doctest: +SKIP
@@ -150,6 +161,14 @@ def run_attacks(
     chosen = attacks_for(the_kind, attacks)
     if attacks is None and not hostile:
         chosen = [a for a in chosen if not a.hostile]
+    running = [a.name for a in chosen if a.hostile and "code" in a.kinds]
+    if running and not unsafe_hostile and not _sandboxed(grader):
+        raise ValueError(
+            f"the hostile code attacks ({', '.join(running)}) are programs that exhaust, escape "
+            "or rewrite files where they run, and this grader does not run programs in "
+            "truegrade's sandbox: run them against `code`, or only on a throwaway machine with "
+            "unsafe_hostile (on the command line: --unsafe-hostile)"
+        )
     rng = random.Random(seed)
     tried: list[_Tried] = []
     queue: list[Sample] = []

@@ -105,6 +105,7 @@ def build_card(
     kind: str | None = None,
     attacks: Sequence[str] | None = None,
     hostile: bool = False,
+    unsafe_hostile: bool = False,
     budget: int = 0,
     threshold: float = 0.5,
     checks: Sequence[str] = CHECKS,
@@ -125,7 +126,9 @@ def build_card(
         data_name: Where the rows came from, for the record.
         kind: Attack family (``math``, ``code``, ``text``); inferred when None.
         attacks: Attack names (default: every non-hostile one for the kind).
-        hostile: Also run denial-of-service and escape attacks.
+        hostile: Also run denial-of-service, escape and file-tampering attacks.
+        unsafe_hostile: Run hostile code attacks even against a grader that does not sandbox
+            programs (see :func:`truegrade.attacks.run_attacks`).
         budget: Adaptive-search queries per item.
         threshold: A score above it counts as a pass when a grade has no verdict.
         checks: Audit checks to run.
@@ -162,6 +165,7 @@ def build_card(
         kind=kind,
         attacks=attacks,
         hostile=hostile,
+        unsafe_hostile=unsafe_hostile,
         threshold=threshold,
         budget=budget,
         oracle=oracle,

@@ -33,7 +33,9 @@ __all__ = [
     "AttackerEndpointOption",
     "AttackerKeyEnvOption",
     "AttackerModelOption",
+    "HostileOption",
     "KindOption",
+    "UnsafeHostileOption",
     "attack_command",
     "attack_table",
     "attacker_options",
@@ -80,7 +82,22 @@ def _known_kind(value: str | None) -> str | None:
     return value
 
 
-# Options shared with ``truegrade card``: the attack family and the attacker LLM.
+# Options shared with ``truegrade card``: the attack family, hostile attacks, the attacker LLM.
+HostileOption = Annotated[
+    bool,
+    typer.Option(
+        help="Also run attacks built to hang, escape or rewrite files (code ones only against "
+        "the sandboxed code grader)."
+    ),
+]
+UnsafeHostileOption = Annotated[
+    bool,
+    typer.Option(
+        "--unsafe-hostile",
+        help="Run hostile code attacks against a grader that runs programs outside the "
+        "sandbox: they fork-bomb, escape and rewrite files there. A throwaway machine only.",
+    ),
+]
 KindOption = Annotated[
     str | None,
     typer.Option(
@@ -134,12 +151,8 @@ def attack_command(
         typer.Option(help="Comma-separated attack names (default: all for the grader's kind)."),
     ] = None,
     kind: KindOption = None,
-    hostile: Annotated[
-        bool,
-        typer.Option(
-            help="Also run attacks built to hang or escape (only against sandboxed graders)."
-        ),
-    ] = False,
+    hostile: HostileOption = False,
+    unsafe_hostile: UnsafeHostileOption = False,
     budget: Annotated[
         int, typer.Option(help="Adaptive-search queries per item (0: off).", min=0)
     ] = 0,
@@ -202,6 +215,7 @@ def attack_command(
                 kind=kind,
                 attacks=names,
                 hostile=hostile,
+                unsafe_hostile=unsafe_hostile,
                 threshold=threshold,
                 budget=budget,
                 seed=seed,

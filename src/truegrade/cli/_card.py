@@ -13,7 +13,9 @@ from truegrade.cli._attack import (
     AttackerEndpointOption,
     AttackerKeyEnvOption,
     AttackerModelOption,
+    HostileOption,
     KindOption,
+    UnsafeHostileOption,
     attacker_options,
 )
 from truegrade.cli._audit import parse_checks
@@ -52,7 +54,8 @@ def card_command(
     ] = True,
     attacks: Annotated[str | None, typer.Option(help="Comma-separated attack names.")] = None,
     kind: KindOption = None,
-    hostile: Annotated[bool, typer.Option(help="Also run hanging/escaping attacks.")] = False,
+    hostile: HostileOption = False,
+    unsafe_hostile: UnsafeHostileOption = False,
     budget: Annotated[int, typer.Option(help="Adaptive-search queries per item.", min=0)] = 0,
     oracle: Annotated[
         str | None, typer.Option(help="Right-from-wrong grader for the search.")
@@ -102,6 +105,7 @@ def card_command(
             kind=kind,
             attacks=names,
             hostile=hostile,
+            unsafe_hostile=unsafe_hostile,
             budget=budget,
             threshold=threshold,
             checks=chosen,

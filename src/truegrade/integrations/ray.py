@@ -144,6 +144,9 @@ class RayGrader(BaseGrader):
         self.timeout_s = timeout_s
         self._pool: list[Any] = []
         local = load_grader(the_spec, **options)  # fail fast, here, on a bad spec
+        from truegrade.graders.code import runs_programs_sandboxed
+
+        self.sandboxed = runs_programs_sandboxed(local)  # the actors build the same grader
         check_reachable(self.address)  # and on a cluster that is not there
         self.requires_reference = bool(getattr(local, "requires_reference", False))
         self.inner_kind = getattr(local, "kind", None)

@@ -5,7 +5,12 @@ logic and expected values stay in a trusted harness outside the sandbox, and eve
 back as plain builtin data (exact types) before anything compares it.
 """
 
-from truegrade.graders.code._grader import CodeGrader, CodeOptions, allow_unsandboxed
+from truegrade.graders.code._grader import (
+    CodeGrader,
+    CodeOptions,
+    allow_unsandboxed,
+    runs_programs_sandboxed,
+)
 from truegrade.graders.code._harness import CodeFlag, CodeKernel, values_match
 from truegrade.graders.code._program import build_program, extract_code
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
@@ -24,6 +29,7 @@ __all__ = [
     "extract_code",
     "find_tells",
     "parse_spec",
+    "runs_programs_sandboxed",
     "values_match",
     "visible_inputs",
 ]

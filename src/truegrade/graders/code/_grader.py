@@ -17,7 +17,7 @@ from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._harness import CodeKernel
 from truegrade.sandbox import SandboxConfig
 
-__all__ = ["CodeGrader", "CodeOptions", "allow_unsandboxed"]
+__all__ = ["CodeGrader", "CodeOptions", "allow_unsandboxed", "runs_programs_sandboxed"]
 
 
 class CodeOptions(GraderOptions):
@@ -143,3 +143,16 @@ def allow_unsandboxed(grader: Grader) -> int:
     for node in code_graders:
         node.allow_unsandboxed = True
     return len(code_graders)
+
+
+def runs_programs_sandboxed(grader: Grader) -> bool:
+    """Whether the programs ``grader`` runs go through truegrade's sandbox: it is, or wraps, a
+    ``code`` grader with isolation on and no permission to fall back to none. A wrapper that
+    grades elsewhere (Ray) says so with a ``sandboxed`` attribute."""
+    for node in walk(grader):
+        if isinstance(node, CodeGrader):
+            return node.options.isolation != "none" and not node.allow_unsandboxed
+        sandboxed = getattr(node, "sandboxed", None)
+        if isinstance(sandboxed, bool):
+            return sandboxed
+    return False
