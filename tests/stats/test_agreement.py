@@ -44,6 +44,19 @@ def test_clustered_kappa_bootstraps_clusters():
     assert cohen_kappa(a, b, groups, n_resamples=1000, seed=1) == clustered
 
 
+def test_clusters_all_alike_do_not_make_a_point_interval():
+    # 12 clusters, each the same five rows: resampling clusters cannot move kappa at all
+    one = ([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+    a, b = one[0] * 12, one[1] * 12
+    groups = [i // 5 for i in range(60)]
+    kappa = cohen_kappa(a, b, groups, n_resamples=500)
+    items = cohen_kappa(a, b)
+    assert kappa.estimate == pytest.approx(cohen_kappa_score(a, b))
+    assert kappa.ci_low < kappa.estimate < kappa.ci_high  # not [k, k]
+    assert (kappa.ci_low, kappa.ci_high) == (items.ci_low, items.ci_high)
+    assert kappa.clusters == 12 and kappa.method.startswith("clusters all alike")
+
+
 def test_macro_f1_is_sklearns_and_healthbenchs():
     truth, pred = noisy_labels(3, classes=(True, False), agree=0.8)
     ours = macro_f1(truth, pred, n_resamples=500)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,20 @@ def cohen_kappa(
         boot = cluster_bootstrap(
             totals, lambda t: _kappa_from_totals(t, c), n_resamples=n_resamples, seed=seed
         )
-        return boot.estimate(0, n=n, confidence=confidence)
+        clustered = boot.estimate(0, n=n, confidence=confidence)
+        if clustered.ci_low != clustered.ci_high or n < 2:
+            return clustered
+        # every cluster holds the same mix of agreements, so no resample of clusters differs and
+        # the interval collapses to a point; that is no evidence of certainty: say so, and give
+        # the items' own large-sample interval instead
+        items = cohen_kappa(a, b, confidence=confidence)
+        if items.estimate != items.estimate:
+            return clustered
+        return replace(
+            items,
+            clusters=g,
+            method="clusters all alike (a cluster bootstrap cannot vary): " + items.method,
+        )
     p = totals.sum(axis=0).reshape(c, c) / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     p_o, p_e = float(np.trace(p)), float(rows @ cols)
