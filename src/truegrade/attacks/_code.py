@@ -222,7 +222,9 @@ def pytest_runtest_makereport(item, call):
 """
 
 # the same hook, registered with a pytest session already running in this process (the tests
-# import the solution while pytest collects them)
+# import the solution while pytest collects them). Like every program here this is attack text:
+# its exec (and the eval in read_expected's test-source variant) runs only in the grader under
+# attack, which for code is refused unless that grader sandboxes programs (see run_attacks)
 _LIVE_PLUGIN = """
 import gc, sys, types
 if "_pytest.config" in sys.modules:

@@ -69,12 +69,6 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
     return "text"
 
 
-def _sandboxed(grader: Grader) -> bool:
-    from truegrade.graders.code import runs_programs_sandboxed
-
-    return runs_programs_sandboxed(grader)
-
-
 def reference_response(sample: Sample, kind: str) -> str | None:
     """The item's own reference written as a response (a control any sound grader passes):
     ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text or,
@@ -162,7 +156,9 @@ def run_attacks(
     if attacks is None and not hostile:
         chosen = [a for a in chosen if not a.hostile]
     running = [a.name for a in chosen if a.hostile and "code" in a.kinds]
-    if running and not unsafe_hostile and not _sandboxed(grader):
+    from truegrade.graders.code import runs_programs_sandboxed  # the sandbox, only when asked
+
+    if running and not unsafe_hostile and not runs_programs_sandboxed(grader):
         raise ValueError(
             f"the hostile code attacks ({', '.join(running)}) are programs that exhaust, escape "
             "or rewrite files where they run, and this grader does not run programs in "

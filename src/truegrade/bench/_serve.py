@@ -238,8 +238,8 @@ def run_serve_bench(
             concurrency,
         )
         # the server's own count: each request graded exactly once (a retried 429 is not graded)
-        ours.extra["graded"] = httpx.get(server.url + "/metrics", timeout=30).json()["items"]
-        ours.extra["graded"] -= before
+        after = httpx.get(server.url + "/metrics", timeout=30).json()["items"]
+        ours.extra["graded"] = after - before
     if progress:
         progress("hand-written Math-Verify server under load")
     with _NaiveServer() as naive:

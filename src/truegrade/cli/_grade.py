@@ -29,7 +29,6 @@ from truegrade.core import DataError, Grader, Sample, load_grader, run_grader
 from truegrade.data import FORMATS, BadRow, ResultWriter, count_rows, read_results, read_samples
 from truegrade.exec import configure_default_engine
 from truegrade.graders import set_timeout
-from truegrade.integrations.ray import MIN_BATCH
 from truegrade.stats import GradeSummary, summarize
 
 __all__ = ["grade_command", "load_cli_grader", "load_oracle", "summary_table"]
@@ -198,9 +197,7 @@ def grade_command(
                     fmt=fmt,
                     field_map=field_map,
                     limit=limit,
-                    sizer=BatchSizer(
-                        batch_size, smallest=min(batch_size, MIN_BATCH) if backend == "ray" else 1
-                    ),
+                    sizer=BatchSizer(batch_size, smallest=getattr(the_grader, "min_batch", 1)),
                     on_bad=on_bad,
                     groups=groups,
                     advance=lambda n: bar.advance(task, n),

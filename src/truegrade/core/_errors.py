@@ -75,8 +75,7 @@ def describe_validation_error(
     drops location parts the user never wrote (such as FastAPI's ``body``), ``limit`` keeps the
     first few.
     """
-    errors = exc.errors()[:limit] if limit is not None else exc.errors()
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc'] if p not in skip) or whole}: {e['msg']}"
-        for e in errors
+        for e in exc.errors()[:limit]
     )

@@ -115,6 +115,8 @@ class RayGrader(BaseGrader):
 
     kind = "ray"
     requires_reference = False
+    #: The smallest batch worth a Ray task: callers that size batches themselves stop here.
+    min_batch = MIN_BATCH
 
     def __init__(
         self,
@@ -200,7 +202,6 @@ class _GradeBatch:
         self, spec: Any, options: dict[str, Any], timeout_s: float | None, workers: int
     ) -> None:
         self.grader = _build(spec, options, timeout_s, workers)
-        self.batches = 0
 
     def __call__(self, batch: Any) -> Any:
         import pandas as pd  # type: ignore[import-untyped]

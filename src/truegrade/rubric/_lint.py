@@ -327,10 +327,11 @@ def _exemplar_stats(
             tally[key].append(verdict.met)
     findings = []
     skipped: dict[str, int] = {}
-    for source in sources:  # criteria no exemplar was written for
-        if not any(name == source.name for name, _ in where):
-            reason = "no exemplars of its rubric"
-            skipped[reason] = skipped.get(reason, 0) + len(source.rubric.items)
+    checked = 0
+    with_exemplars = {name for name, _ in where}
+    unseen = sum(len(s.rubric.items) for s in sources if s.name not in with_exemplars)
+    if unseen:
+        skipped["no exemplars of its rubric"] = unseen
     for (name, k), results in sorted(tally.items()):
         if len(results) < min_exemplars:
             reason = (
@@ -340,6 +341,7 @@ def _exemplar_stats(
             )
             skipped[reason] = skipped.get(reason, 0) + 1
             continue
+        checked += 1
         item = by_name[name].rubric.items[k]
         if not any(results):
             findings.append(
@@ -365,9 +367,6 @@ def _exemplar_stats(
                     item.criterion,
                 )
             )
-    checked = len(tally) - sum(
-        n for reason, n in skipped.items() if reason != "no exemplars of its rubric"
-    )
     return findings, checked, skipped
 
 
