@@ -287,3 +287,18 @@ def test_batches_start_small_and_follow_the_grader_s_pace():
     assert ray.size == 100
     ray.took(100, 60.0)
     assert ray.size == 100  # never below the backend's smallest useful batch
+
+
+def test_grading_needs_no_optional_extra(tmp_path):
+    # Ray (and torch) are extras: without them installed, the local backend still works
+    data = write_rows(tmp_path / "d.jsonl", [{"id": 1, "response": "4", "reference": 4}])
+    blocked = (
+        "import sys; sys.modules['ray'] = None; sys.modules['torch'] = None\n"
+        "from truegrade.cli import app\n"
+        f"app(['grade', {str(data)!r}, '-g', 'numeric', '--out', {str(tmp_path / 'o.jsonl')!r}])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "o.jsonl").read_text())["passed"] is True
