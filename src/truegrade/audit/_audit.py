@@ -498,6 +498,10 @@ class _Similar:
         self.leaks: list[Leak] = []
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _prompts(items: dict[str, Sample]) -> dict[str, str]:
     return {i: s.prompt_text for i, s in items.items() if s.prompt_text.strip()}
 
@@ -531,8 +535,9 @@ def _duplicates(
     _flag_pairs(pairs, "near_duplicate", "the same question as", flags)
     in_templates = sum(len(f.members) for f in similar.templates)
     return (
-        f"ran (similarity >= {threshold:g}): {len(pairs)} near-duplicate pairs, "
-        f"{len(similar.templates)} templated families ({in_templates} items)"
+        f"ran (similarity >= {threshold:g}): {_count(len(pairs), 'near-duplicate pair')}, "
+        f"{_count(len(similar.templates), 'templated family', 'templated families')} "
+        f"({_count(in_templates, 'item')})"
     )
 
 
@@ -589,7 +594,9 @@ def _paraphrases(
     ]
     similar.pairs.extend(found)
     _flag_pairs(found, "paraphrase", "the same question in other words as", flags)
-    return f"ran ({embedder.name}, cosine >= {threshold:g}): {len(found)} paraphrase pairs"
+    return (
+        f"ran ({embedder.name}, cosine >= {threshold:g}): {_count(len(found), 'paraphrase pair')}"
+    )
 
 
 def _leakage(
@@ -647,8 +654,9 @@ def _leakage(
             )
     copies = sum(leak.match == "duplicate" for leak in similar.leaks)
     return (
-        f"ran against {len(training)} training prompts: {copies} contaminated items, "
-        f"{len(similar.leaks) - copies} from a template the training set holds"
+        f"ran against {_count(len(training), 'training prompt')}: "
+        f"{_count(copies, 'contaminated item')}, "
+        f"{_count(len(similar.leaks) - copies, 'item')} from a template the training set holds"
     )
 
 

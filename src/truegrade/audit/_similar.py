@@ -24,8 +24,8 @@ What a match means depends on the values (the rule the audit documents):
 
 A name is a capitalised word inside a sentence, or one that starts a sentence and recurs inside
 one; a name used only once, at the start of a sentence, counts as a word. A lexical comparison
-cannot tell a synonym from an antonym: "the largest prime factor" and "the smallest prime
-factor" match as near duplicates, which a reviewer reads the reasons to reject.
+cannot tell a synonym from an antonym: in a long enough prompt, "largest" for "smallest" is a
+near duplicate too; every flag names the words that differ so that a reviewer can reject it.
 
 Candidates come from MinHash LSH over the features of one prompt per skeleton (identical
 skeletons are grouped first, so a 1,000-item template costs one entry), with features that most
@@ -148,16 +148,19 @@ def same_item(a: Text, b: Text) -> bool:
 
 def describe_edit(a: Text, b: Text) -> str:
     """What separates two matching prompts, in a few words, for a reviewer."""
-    if a.skeleton == b.skeleton:
-        if a.numbers != b.numbers:
-            return "other numbers"
-        return "other names" if a.names != b.names else "the same words"
+    parts = []
+    if sorted(a.numbers) != sorted(b.numbers):
+        parts.append("other numbers")
+    elif a.numbers != b.numbers and a.skeleton == b.skeleton:
+        parts.append("numbers in another order")
+    if sorted(a.names) != sorted(b.names):
+        parts.append("other names")
     only_a, only_b = sorted(a.words - b.words), sorted(b.words - a.words)
-    if not only_a and not only_b:
-        return "the same words in another order"
-    shown = " ".join(only_a[:3]) or "-"
-    other = " ".join(only_b[:3]) or "-"
-    return f"words '{shown}' / '{other}'"
+    if only_a or only_b:
+        parts.append(f"words '{' '.join(only_a[:3]) or '-'}' / '{' '.join(only_b[:3]) or '-'}'")
+    elif a.skeleton != b.skeleton:
+        parts.append("the same words in another order")
+    return ", ".join(parts) or "the same words"
 
 
 class Weights:
