@@ -136,6 +136,62 @@ def test_the_rule_on_small_cases():
     assert ("plus", "times") in members
 
 
+@pytest.mark.parametrize("prefix", ["", PREAMBLE])
+def test_candidate_generation_misses_no_pair_the_exact_score_finds(prefix):
+    from truegrade.audit import _similar
+
+    texts = {p.id: prefix + p.prompt for p in planted.build()}
+    groups = _similar._groups(texts)
+    weights = _similar.Weights(g.text for g in groups)
+    exact = {
+        (i, j)
+        for i, j in itertools.combinations(range(len(groups)), 2)
+        if _similar.similarity(groups[i].text, groups[j].text, weights) >= 0.75
+    }
+    index = _similar._Index(groups, groups)
+    candidates = {(i, j) for i in range(len(groups)) for j in index.query(index.hashes[i]) if i < j}
+    print(f"LSH: {len(exact & candidates)} of {len(exact)} pairs, {len(candidates)} candidates")
+    assert len(exact & candidates) >= 0.98 * len(exact)
+    assert len(candidates) < 0.05 * len(groups) ** 2  # not everything against everything
+
+
+def test_a_huge_or_empty_prompt_is_compared_like_any_other():
+    huge = "word " * 400_000
+    texts = {"huge": huge, "huge2": huge + "extra", "empty": "", "blank": "   ", "x": "a b"}
+    pairs, families = find_near_copies(texts, 0.75)
+    assert {frozenset((p.a, p.b)) for p in pairs} == {frozenset(("huge", "huge2"))}
+    assert not families
+
+
+def test_the_bundled_example_shows_what_the_docs_say():
+    from pathlib import Path
+
+    from truegrade.data import read_samples
+
+    data = Path(__file__).parents[2] / "examples" / "data"
+    rows = [s for _, s in read_samples(data / "audit_eval.jsonl")]
+    training = [s for _, s in read_samples(data / "audit_train.jsonl")]
+    report = audit_items(load_grader("math"), rows, checks=["duplicates"], against=training)
+    assert report.items_flagged == 8
+    assert report.by_flag == {"contaminated": 2, "near_duplicate": 4, "template_in_training": 6}
+    assert {(leak.item, leak.nearest) for leak in report.leaks if leak.match == "duplicate"} == {
+        ("laps", "t-laps"),
+        ("crates", "t-crates"),
+    }
+    assert [f.members for f in report.templates] == [
+        [
+            "pencils",
+            "pencils-20x9",
+            "pencils-7x30",
+            "pencils-renamed",
+            "pencils-reordered",
+            "pencils-synonym",
+        ]
+    ]
+    flagged = {item.id for item in report.items}
+    assert "goats-other-question" not in flagged and "jam-paraphrase" not in flagged
+
+
 def test_a_large_template_costs_one_entry_and_is_one_family():
     texts = {
         f"t{i}": f"A crate holds {i} apples and {i + 3} pears. How many fruit?" for i in range(3000)
@@ -244,6 +300,31 @@ def test_semantic_pairs_with_other_numbers_are_not_paraphrases(semantic_report):
     for pair in report.duplicate_pairs:
         if pair.method == "semantic":
             assert numbers[pair.a] == numbers[pair.b]
+
+
+def test_the_semantic_pass_finds_paraphrases_leaked_into_training(semantic_report):
+    _, items = semantic_report
+    training = [
+        {"id": f"train-{p.base}", "prompt": p.prompt} for p in items if p.kind == "paraphrase"
+    ]
+    evals = [
+        {"id": p.id, "prompt": p.prompt, "reference": "1"}
+        for p in items
+        if p.kind in ("base", "numbers") and p.base in planted.PARAPHRASES
+    ]
+    lexical = audit_items(load_grader("math"), evals, checks=[], against=training)
+    assert not [leak for leak in lexical.leaks if leak.match == "duplicate"]
+    report = audit_items(load_grader("math"), evals, checks=[], against=training, semantic=True)
+    copies = {leak.item: leak for leak in report.leaks if leak.match == "duplicate"}
+    want = {row["id"] for row in evals if row["id"].endswith("-base")}
+    precision, recall = rates(set(copies), want)
+    print(f"contaminated by paraphrase: precision {precision:.2f}, recall {recall:.2f}")
+    assert precision == 1.0  # the same template with other numbers is never a copy
+    assert recall >= 0.75
+    for item, leak in copies.items():
+        assert leak.method == "semantic"
+        assert leak.nearest == "train-" + item.split("-")[0][1:]
+    assert report.checks["leakage"].startswith("ran against 12 training prompts")
 
 
 def test_a_missing_model_is_a_one_line_error(monkeypatch, tmp_path):

@@ -609,9 +609,9 @@ def _leakage(
     similar: _Similar,
 ) -> str:
     training: dict[str, str] = {}
-    for n, row in enumerate(to_samples(against)):
+    for row in to_samples(against):
         if row.prompt_text.strip():
-            training.setdefault(row.group or row.key or f"train{n}", row.prompt_text)
+            training.setdefault(row.group or row.key, row.prompt_text)
     prompts = _prompts(items)
     leaks = {leak.item: leak for leak in find_leaks(prompts, training, threshold)}
     if embedder is not None and training:

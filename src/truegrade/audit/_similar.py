@@ -67,7 +67,8 @@ _BREAK = frozenset(".!?:;\n")
 _OPERATORS = frozenset("-+*/^=<>%\u00d7\u00f7\u221a\u2211\u220f\u222b\u2264\u2265\u2260")
 _NUM, _OP, _NAME = "<num>", "<op>", "<name>"
 _MINUS = "-"
-_LSH_THRESHOLD = 0.45  # candidates only: every pair found is scored exactly afterwards
+_LSH_THRESHOLD = 0.35  # candidates only: every pair found is scored exactly afterwards
+_MAX_CHARS = 20_000  # a prompt is compared by its beginning: a huge one costs no more than this
 _COMMON_SHARE = 0.05  # a feature in more than this share of skeletons is left out of the hashes
 _COMMON_FLOOR = 50  # ... once it is in more than this many
 _PERMUTATIONS = 64
@@ -91,11 +92,11 @@ class Text:
 
 
 def prepare(text: str) -> Text:
-    """Mask numbers and names; keep them aside, in order."""
+    """Mask numbers and names; keep them aside, in order (of the first ``_MAX_CHARS``)."""
     tokens: list[tuple[str, bool]] = []
     inside: set[str] = set()
     initial = True
-    for token in _TOKEN.findall(text):
+    for token in _TOKEN.findall(text[:_MAX_CHARS]):
         if token in _BREAK:
             initial = True
             continue
