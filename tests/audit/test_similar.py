@@ -163,14 +163,18 @@ def test_a_huge_or_empty_prompt_is_compared_like_any_other():
     assert not families
 
 
-def test_the_bundled_example_shows_what_the_docs_say():
+def _bundled() -> tuple[list, list]:
     from pathlib import Path
 
     from truegrade.data import read_samples
 
     data = Path(__file__).parents[2] / "examples" / "data"
     rows = [s for _, s in read_samples(data / "audit_eval.jsonl")]
-    training = [s for _, s in read_samples(data / "audit_train.jsonl")]
+    return rows, [s for _, s in read_samples(data / "audit_train.jsonl")]
+
+
+def test_the_bundled_example_shows_what_the_docs_say():
+    rows, training = _bundled()
     report = audit_items(load_grader("math"), rows, checks=["duplicates"], against=training)
     assert report.items_flagged == 8
     assert report.by_flag == {"contaminated": 2, "near_duplicate": 4, "template_in_training": 6}
@@ -300,6 +304,19 @@ def test_semantic_pairs_with_other_numbers_are_not_paraphrases(semantic_report):
     for pair in report.duplicate_pairs:
         if pair.method == "semantic":
             assert numbers[pair.a] == numbers[pair.b]
+
+
+def test_the_bundled_example_with_the_semantic_pass(semantic_report):
+    rows, _ = _bundled()
+    report = audit_items(load_grader("math"), rows, checks=["duplicates"], semantic=True)
+    paraphrases = {
+        (item.id, f.reason.split(" as ")[1].split(" (")[0])
+        for item in report.items
+        for f in item.flags
+        if f.name == "paraphrase"
+    }
+    assert paraphrases == {("jam", "jam-paraphrase"), ("jam-paraphrase", "jam")}
+    assert report.checks["paraphrases"].endswith("1 paraphrase pair")
 
 
 def test_the_semantic_pass_finds_paraphrases_leaked_into_training(semantic_report):

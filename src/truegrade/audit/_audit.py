@@ -175,6 +175,12 @@ def audit_items(
     unknown = set(checks) - set(CHECKS)
     if unknown:
         raise ValueError(f"unknown checks {sorted(unknown)}; choose from {', '.join(CHECKS)}")
+    embedder = None
+    if semantic and ("duplicates" in checks or against is not None):
+        from truegrade.audit._semantic import load_embedder
+
+        # before any grading: a missing model stops the audit at once, not after the work
+        embedder = load_embedder(None if semantic is True else str(semantic))
     rows = to_samples(samples)
     items: dict[str, Sample] = {}
     responses: dict[str, list[Sample]] = defaultdict(list)
@@ -279,13 +285,10 @@ def audit_items(
     similar = _Similar()
     if "duplicates" in checks:
         ran["duplicates"] = _duplicates(items, duplicate_threshold, flags, similar)
-    embedder = None
-    if semantic and ("duplicates" in checks or against is not None):
-        from truegrade.audit._semantic import load_embedder
-
-        embedder = load_embedder(None if semantic is True else str(semantic))
     if embedder is not None and "duplicates" in checks:
         ran["paraphrases"] = _paraphrases(items, embedder, semantic_threshold, flags, similar)
+    elif semantic:
+        ran["paraphrases"] = "skipped: needs the duplicates check"
     if against is not None:
         ran["leakage"] = _leakage(
             items, against, duplicate_threshold, embedder, semantic_threshold, flags, similar

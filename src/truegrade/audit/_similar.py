@@ -72,7 +72,7 @@ _MAX_CHARS = 20_000  # a prompt is compared by its beginning: a huge one costs n
 _COMMON_SHARE = 0.05  # a feature in more than this share of skeletons is left out of the hashes
 _COMMON_FLOOR = 50  # ... once it is in more than this many
 _PERMUTATIONS = 64
-_COMMON_WORDS = 10  # a feature in fewer prompts than this is never weighed down
+_COMMON_WORDS = 10  # a feature in this many prompts or fewer is never weighed down
 _FLOOR_WEIGHT = 0.05  # the weight of a feature every prompt has
 
 
