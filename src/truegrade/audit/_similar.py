@@ -90,6 +90,12 @@ class Text:
     def template(self) -> str:
         return " ".join(self.skeleton)
 
+    @property
+    def has_numbers(self) -> bool:
+        """Whether a number pins the question down (an operator alone, such as the slash of
+        "plant/manufacturing", does not: then names must agree as in a prompt without numbers)."""
+        return any(value[0].isdigit() for value in self.numbers)
+
 
 def prepare(text: str) -> Text:
     """Mask numbers and names; keep them aside, in order (of the first ``_MAX_CHARS``)."""
@@ -141,10 +147,10 @@ def _capitalised(token: str) -> bool:
 def same_item(a: Text, b: Text) -> bool:
     """Whether two prompts whose skeletons match ask the same question (see the module doc)."""
     if a.skeleton == b.skeleton:
-        return a.numbers == b.numbers and (bool(a.numbers) or a.names == b.names)
+        return a.numbers == b.numbers and (a.has_numbers or a.names == b.names)
     if sorted(a.numbers) != sorted(b.numbers):
         return False
-    return bool(a.numbers) or sorted(a.names) == sorted(b.names)
+    return a.has_numbers or sorted(a.names) == sorted(b.names)
 
 
 def describe_edit(a: Text, b: Text) -> str:
@@ -296,7 +302,7 @@ def _star(members: list[tuple[str, Text]]) -> Iterable[tuple[str, Text, str, Tex
 
 
 def _value_key(text: Text, ordered: bool) -> tuple[str, ...]:
-    values = text.numbers or ("names:", *text.names)
+    values = text.numbers if text.has_numbers else (*text.numbers, "names:", *text.names)
     return tuple(values) if ordered else tuple(sorted(values))
 
 
