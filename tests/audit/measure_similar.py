@@ -5,11 +5,12 @@
     python -m tests.audit.measure_similar --data DIR      # and edits planted into real prompts
 
 The planted prompts are ``planted_similar``'s word problems. The real prompts are the 805
-AlpacaEval instructions and the 100 MATH problems of the reference data (``DIR``, by default
-``../shared/data`` beside the repository): nobody wrote them for this check, so the pairs found
-among them are what the audit reports on a real set, and the edits planted into them (a synonym,
-two sentences swapped, another name, other numbers) show what it catches in prompts of every
-length and shape. ``test_similar`` asserts floors on the same measurements.
+AlpacaEval instructions, the 100 MATH problems and the 164 HumanEval prompts of the reference
+data (``DIR``, by default ``../shared/data`` beside the repository): nobody wrote them for this
+check, so the pairs found among them are what the audit reports on a real set, and the edits
+planted into them (a synonym, two sentences swapped, another name, other numbers) show what it
+catches in prompts of every length and shape. ``test_similar`` asserts floors on the same
+measurements.
 """
 
 from __future__ import annotations
@@ -271,10 +272,12 @@ class Variant:
 
 
 def _synonym(text: str) -> str | None:
+    """The first word with a synonym swapped; a capitalised word only if it opens the prompt
+    (``List`` in ``from typing import List`` is a name in code, not a word)."""
     for match in _WORD.finditer(text):
         word = match.group()
         other = SYNONYMS.get(word.lower())
-        if other is not None:
+        if other is not None and (word.islower() or not text[: match.start()].strip()):
             other = other.capitalize() if word[0].isupper() else other
             return text[: match.start()] + other + text[match.end() :]
     return None
@@ -302,14 +305,17 @@ def _renumber(text: str) -> str | None:
 
 
 def real_prompts(data: Path) -> dict[str, dict[str, str]]:
-    """The AlpacaEval instructions and the MATH problems, by id."""
+    """The AlpacaEval instructions, the MATH problems and the HumanEval prompts, by id."""
     with gzip.open(data / "judge" / "alpaca_eval" / "instructions.json.gz", "rt") as handle:
         alpaca = json.load(handle)
     with (data / "math" / "qwen25_math_cot_100.jsonl").open() as handle:
         math = [json.loads(line)["question"] for line in handle]
+    with gzip.open(data / "code" / "HumanEval.jsonl.gz", "rt") as handle:
+        humaneval = [json.loads(line) for line in handle]
     return {
         "alpaca": {f"alpaca{k}": text for k, text in enumerate(alpaca)},
         "math": {f"math{k}": text for k, text in enumerate(math)},
+        "humaneval": {row["task_id"]: row["prompt"] for row in humaneval},
     }
 
 
@@ -456,7 +462,7 @@ def main(argv: list[str] | None = None) -> None:
                 )
             )
             for key, value in real.items():
-                if "->" in key or key.startswith("syn,"):
+                if ("->" in key or key.startswith("syn,")) and value[1]:
                     rows.append(
                         (f"  {key}", f"{value[0]} of {value[1]} ({value[0] / value[1]:.2f})")
                     )

@@ -329,26 +329,27 @@ def test_real_prompts_and_edits_planted_into_them():
     if not measure.DATA.is_dir():
         pytest.skip(f"the reference data is not at {measure.DATA} (not in the repository)")
     prompts = measure.real_prompts(measure.DATA)
-    alpaca = measure.measure_real(prompts["alpaca"])
-    math = measure.measure_real(prompts["math"])
-    for name, result in (("alpaca", alpaca), ("math", math)):
+    results = {name: measure.measure_real(texts) for name, texts in prompts.items()}
+    for name, result in results.items():
         print(name, {k: v for k, v in result.items() if "among" not in k})
-        # neither set holds a near copy (read pair by pair down to similarity 0.65)
+        # no set holds a near copy (read pair by pair down to similarity 0.65)
         assert not result["pairs among the originals"], name
         assert result["duplicate precision"] >= 0.95, name
-        hit, total = result["syn, 20+"]
-        assert hit / total >= 0.95, name
-        hit, total = result["reorder -> duplicate"]
-        assert hit / total >= 0.95, name
-        hit, total = result["numbers -> templated"]
-        assert hit / total >= 0.95, name
+        for key in ("syn, 20+", "reorder -> duplicate", "numbers -> templated"):
+            hit, total = result[key]
+            assert hit / total >= 0.95, (name, key)
+    alpaca = results["alpaca"]
     hit, total = alpaca["syn, 8-19"]
     assert hit / total >= 0.75
-    # AlpacaEval's fifteen recipe requests are one template with other cuisines
+    # AlpacaEval's fifteen recipe requests are one template with other cuisines, and HumanEval's
+    # two bracket problems one with other brackets
     families = alpaca["families among the originals"]
     assert any(
         len(f.members) == 15 and f.template.startswith("i like to host guests") for f in families
     )
+    assert [f.members for f in results["humaneval"]["families among the originals"]] == [
+        ["HumanEval/56", "HumanEval/61"]
+    ]
 
 
 def test_a_locally_built_model_directory_is_loaded_as_its_configs_say(tmp_path):
