@@ -7,7 +7,8 @@ erroring at setup. ``scripts/system-deps.sh`` installs or names them all before 
 
 A skip can hide a broken install, so under ``TRUEGRADE_REQUIRE_SANDBOX=1`` (``.ci/run`` sets it)
 a skipped test that needs a system tool, or any skipped test of the sandbox's layers
-(``tests/sandbox``: a layer the kernel lacks, seccomp not enforced), is reported as a failure.
+(``tests/sandbox``: a layer the kernel lacks, seccomp not enforced), fails the run instead: pytest
+reports it as an error of the phase that skipped (usually setup), with the skip's reason.
 """
 
 from __future__ import annotations
