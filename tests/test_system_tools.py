@@ -22,10 +22,13 @@ def bare_path(tmp_path_factory) -> str:
     for directory in ("/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"):
         if not os.path.isdir(directory):
             continue
-        for entry in os.scandir(directory):
-            target = bin_dir / entry.name
-            if entry.name not in HIDDEN and not target.exists():
-                target.symlink_to(entry.path)
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                target = bin_dir / entry.name
+                # lexists: a program already linked from an earlier directory may be a dangling
+                # link (a package's alias to a compiler that is not installed); skip, never relink.
+                if entry.name not in HIDDEN and not os.path.lexists(target):
+                    target.symlink_to(entry.path)
     return str(bin_dir)
 
 
