@@ -55,3 +55,37 @@ def test_hostile_inputs_finish(hostile):
     # linear-time by construction: a quadratic pattern would not finish under the timeout
     found = final_answers(hostile)
     assert len(found.statements) <= 64
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("Answer $ 9 $", "9"),
+        ("Answer \\[ \n 9 \n \\]", "9"),
+        ("Therefore $x \\geq 5$ is the solution.", "x \\geq 5"),
+        ("$28$ %", "28 \\%"),
+        ("28 percent", "28 percent"),
+        ("1,000.99$", "\\$1,000.99"),
+        ("Answer $5$ or 6.", None),  # a digit outside the one span
+        ("Answer $5$ or $6$.", None),  # two spans
+        ("Answer $ \n 9 \n $", None),  # an inline span does not cross a line
+        ("I computed 5 and I'm confident.", None),
+        ("$5", "\\$5"),  # one unpaired dollar sign is currency
+    ],
+)
+def test_a_short_response_states_its_one_math_span_or_lone_number(text, statement):
+    found = final_answers(text, short=True)
+    assert found.statements == ((statement,) if statement else ())
+    assert final_answers(text).statements == ()  # only when the caller asks
+
+
+def test_an_answer_line_written_as_a_sentence_states_what_follows_is():
+    found = final_answers("Final Answer: The largest $n$ is 34.", short=True)
+    assert found.statements == ("34",)
+    assert final_answers("Answer: x = 3 is 4", short=True).statements == ("x = 3 is 4",)
+
+
+@pytest.mark.timeout(20)
+def test_sentence_answer_lines_stay_linear():
+    found = final_answers("Answer: " + "this is " * 50_000 + "5", short=True)
+    assert found.statements == ("5",)

@@ -60,7 +60,8 @@ _LONE_NUMBER = re.compile(
     r"(\\?%|\\?\$|[a-zA-Z]{1,12}(?:[ \t]+[a-zA-Z]{1,12})?)?[ \t]*\.?[ \t]*"
 )
 _PERCENT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent\b|pct\b)", re.IGNORECASE)
-_COPULA = re.compile(r"(?i)^(?P<subject>.*[a-zA-Z]{3,}.*?)\bis[ \t]+(?P<value>\S.*)$")
+_COPULA = re.compile(r"(?i)(?<![a-z])is[ \t]+")
+_PROSE_WORD = re.compile(r"[a-zA-Z]{3,}")
 
 
 def boxed_contents(text: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
@@ -193,10 +194,15 @@ def final_answers(
 
 def _after_copula(statement: str) -> str:
     """``The largest $n$ is 34`` states 34; a statement that is not a sentence is unchanged."""
-    match = _COPULA.match(statement)
-    if match is None or "=" in match.group("subject"):
+    last = None
+    for last in _COPULA.finditer(statement):  # noqa: B007 - the last "is" is the one wanted
+        pass
+    if last is None:
         return statement
-    return clean_answer(match.group("value"))
+    subject, value = statement[: last.start()], statement[last.end() :]
+    if "=" in subject or not _PROSE_WORD.search(subject) or not value.strip():
+        return statement
+    return clean_answer(value)
 
 
 def _math_spans(text: str) -> list[tuple[int, int, str]] | None:

@@ -92,6 +92,7 @@ class _Gold:
 _GROUPED_NUMBER = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _MAX_WORDS_BETWEEN_BOXES = 3
+_SOLUTION_CHARS = 80
 
 
 def _is_collection(answer: Answer) -> bool:
@@ -147,6 +148,10 @@ def _prepare_gold(reference: str) -> _Gold:
         if isinstance(boxed, _Gold):
             return boxed
         reference = boxed
+    elif len(reference) > _SOLUTION_CHARS:  # a worked solution as the key: its stated answer
+        stated = set(final_answers(reference, boxes=False).statements)
+        if len(stated) == 1:
+            reference = stated.pop()
     loose = normalize_answer(reference, collapse_thousands=False)
     if loose.problem:
         return _failed_gold(loose, "the reference is too long")
@@ -460,7 +465,7 @@ class MathKernel:
                 )
         if not degrees and _squash(value) == _squash(gold.value_core):
             return _Result(True, "exact_match", why="identical to the reference")
-        from truegrade.graders.math._equiv import equivalent, parse_core
+        from truegrade.graders.math._equiv import equivalent, exact_value, parse_core
 
         parsed_gold = gold.parsed()
         if parsed_gold.problem:
@@ -469,7 +474,8 @@ class MathKernel:
                 flags=("bad_reference",),
                 why=f"the reference cannot be checked: {parsed_gold.detail}",
             )
-        parsed = parse_core(value)
+        literal = parse_number(value).value  # 1.25e18 is a number, not 1.25 e 18
+        parsed = exact_value(literal) if literal is not None else parse_core(value)
         if parsed.problem:
             return _Result(False, flags=(parsed.problem,), why=parsed.detail)
         ours, theirs = parsed.value, parsed_gold.value
