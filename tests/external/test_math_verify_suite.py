@@ -19,6 +19,8 @@ import yaml
 from tests.external._suite import DISAGREEMENTS, load_cases, prediction, samples
 from truegrade.core import load_grader
 
+pytestmark = pytest.mark.slow  # grades 270 cases in worker processes
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math.md"
 
 

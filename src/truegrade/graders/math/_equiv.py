@@ -24,6 +24,7 @@ This module imports SymPy at import time: only worker processes import it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -160,7 +161,7 @@ def parse_core(core: str) -> Parsed:
     big = _too_big(value)
     if big is not None:
         return Parsed(None, "too_complex", f"the answer contains {big}")
-    if isinstance(value, sympy.MatrixExpr) and not isinstance(value, sympy.MatrixBase):
+    if isinstance(value, (sympy.MatAdd, sympy.MatMul)):
         value = value.doit()  # a sum or product of written-out matrices is that matrix
     return Parsed(_canonical(_exact_floats(value)))
 
@@ -188,6 +189,7 @@ def _unknowns(expr: Any) -> list[Any]:
     return calls + sorted(expr.free_symbols - inner, key=str)
 
 
+@functools.lru_cache(maxsize=256)  # a group of answers shares one key
 def solution_set(relation: Any) -> Any:
     """The real solution set of an inequality (or a chain of them) in one unknown, or None.
 

@@ -417,7 +417,15 @@ def _python_syntax(core: str) -> str:
     group so it is not mistaken for a power tower."""
     if "*" not in core:
         return core
+    closing: dict[int, int] = {}  # position of each "(" -> its ")", found in one pass
+    stack: list[int] = []
+    for i, ch in enumerate(core):
+        if ch == "(":
+            stack.append(i)
+        elif ch == ")" and stack:
+            closing[stack.pop()] = i
     out: list[str] = []
+    braces: set[int] = set()  # ")" positions written as "}"
     i = 0
     while i < len(core):
         if (
@@ -427,23 +435,15 @@ def _python_syntax(core: str) -> str:
             and i + 2 < len(core)
             and (core[i + 2].isalnum() or core[i + 2] in "({\\-")
         ):
-            j = i + 2
-            if j < len(core) and core[j] == "(":
-                depth, k = 0, j
-                while k < len(core):
-                    depth += core[k] == "("
-                    depth -= core[k] == ")"
-                    if depth == 0:
-                        break
-                    k += 1
-                if k < len(core):
-                    out.append("^{" + core[j + 1 : k] + "}")
-                    i = k + 1
-                    continue
-            out.append("^")
-            i = j
+            if core[i + 2] == "(" and i + 2 in closing:
+                out.append("^{")
+                braces.add(closing[i + 2])
+                i += 3
+            else:
+                out.append("^")
+                i += 2
             continue
-        out.append(core[i])
+        out.append("}" if i in braces else core[i])
         i += 1
     return _STAR.sub(r" \\cdot ", "".join(out))
 
