@@ -78,6 +78,13 @@ RIGHT = [
     ),
     ("radical", r"\boxed{10^{\frac{\sqrt{13} - 5}{6}}}", r"x = 10^{\frac{-5+\sqrt{13}}{6}}"),
     (
+        "radical",  # the denominator rationalised: exact, and without simplify's minutes
+        r"\boxed{\frac{\sqrt{\sqrt{11}+\sqrt{194}}(15-2\sqrt{33})}{93}}",
+        r"\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{15+2\sqrt{33}}",
+    ),
+    ("radical", r"\boxed{\sqrt{2}+\sqrt{3}}", r"\sqrt{5+2\sqrt{6}}"),
+    ("radical", r"\boxed{\sqrt{2}-1}", r"\frac{1}{\sqrt{2}+1}"),
+    (
         "radical",
         r"\boxed{\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}"
         r" + \begin{pmatrix}5 & 6 \\ 7 & 8\end{pmatrix}}",
@@ -133,6 +140,8 @@ WRONG = [
         None,
     ),
     ("radical", r"\boxed{10^{10^{10^{10}}}}", "1", "too_complex"),
+    ("radical", r"\boxed{\sqrt{2}+\sqrt{3}}", r"\sqrt{5+2\sqrt{7}}", None),
+    ("radical", r"\boxed{\sqrt{2}+1}", r"\frac{1}{\sqrt{2}+1}", None),
 ]
 
 

@@ -229,6 +229,8 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         return None  # most wrong answers: no simplify (tens of ms each) to prove it
     try:
         difference = sympy.expand(a - b)
+        if difference != 0 and difference.has(sympy.Pow):
+            difference = _radical_zero(difference)
         if difference != 0:
             difference = sympy.simplify(difference)
     except Exception:
@@ -249,6 +251,18 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         if rel_tol > 0 and gap <= rel_tol * abs(y):
             return "rel_tol"
     return None
+
+
+def _radical_zero(difference: Any) -> Any:
+    """A bounded fast path for radicals before ``simplify`` (which can run for minutes on a
+    nested radical over a sum): rationalise denominators (``radsimp``, at most four terms by its
+    own bound) and denest square roots (``sqrtdenest``, three rounds). Both are exact; the
+    difference comes back as 0 when they show it is, else unchanged."""
+    for step in (sympy.radsimp, sympy.sqrtdenest):
+        reduced = sympy.expand(step(difference))
+        if reduced == 0:
+            return reduced
+    return difference
 
 
 # Points a symbolic difference is evaluated at before anything is simplified: rationals away
