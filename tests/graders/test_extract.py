@@ -70,6 +70,16 @@ def test_hostile_inputs_finish(hostile):
         ("Answer $5$ or $6$.", None),  # two spans
         ("Answer $ \n 9 \n $", None),  # an inline span does not cross a line
         ("I computed 5 and I'm confident.", None),
+        ("Compute $\\frac{1}{2}+\\frac{1}{3}$.", None),  # an echoed instruction
+        ("What is $2+3$?", None),  # an echoed question
+        ("Simplify: $\\frac{2}{4}$", None),
+        ("Nice $5$ there", None),  # no concluding word
+        ("$9$", "9"),
+        ("We find that $x \\lt 3$.", "x \\lt 3"),
+        (
+            "Special matrix: $ \\begin{pmatrix}1 \\end{pmatrix} $",
+            "\\begin{pmatrix}1 \\end{pmatrix}",
+        ),
         ("$5", "\\$5"),  # one unpaired dollar sign is currency
     ],
 )

@@ -12,7 +12,8 @@ Statements, by strength:
 2. phrased: "the (correct) answer is ...", used only when there is no explicit statement;
 3. short (only when the caller asks, as ``math`` does): a short response with no statement of
    the kinds above whose one math span (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is
-   its only mathematics ("Therefore $x \\ge 5$ is the solution."), or that is one number with an
+   its only mathematics and whose words conclude ("Therefore $x \\ge 5$ is the solution.", not
+   a question or an instruction echoed from the prompt), or that is one number with an
    optional currency, unit or percent word ("28 percent"). A digit outside the span, or a second
    span, and there is no short statement: then the response has no final answer rather than a
    guessed one, so a hedge cannot hide in the prose.
@@ -59,6 +60,18 @@ _LONE_NUMBER = re.compile(
     r"[ \t]*(\\?\$)?[ \t]*([-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+))[ \t]*"
     r"(\\?%|\\?\$|[a-zA-Z]{1,12}(?:[ \t]+[a-zA-Z]{1,12})?)?[ \t]*\.?[ \t]*"
 )
+# a short response states an answer only in a concluding sentence, never in a question or an
+# instruction copied from the prompt
+_CONCLUSION = re.compile(
+    r"(?i)\b(?:answer|solution|result|therefore|thus|hence|so|is|are|equals?|gives?"
+    r"|(?:we|i)[ \t]+(?:get|find|have|obtain|found|got))\b|:|="
+)
+_PROMPT_START = re.compile(
+    r"(?i)[ \t*_]*(?:compute|find|simplify|evaluate|express|determine|solve|calculate|let"
+    r"|suppose|given|if|show|prove|what|which|how|write|factor|expand|convert|round|estimate"
+    r"|rationalize|rewrite|list|enter|give|state|sketch)\b"
+)
+_ONLY_UNIT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent|pct)?[ \t.]*", re.IGNORECASE)
 _PERCENT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent\b|pct\b)", re.IGNORECASE)
 _COPULA = re.compile(r"(?i)(?<![a-z])is[ \t]+")
 _PROSE_WORD = re.compile(r"[a-zA-Z]{3,}")
@@ -239,15 +252,20 @@ def short_answer(text: str) -> str | None:
     body = text.strip()
     if not body or len(body) > MAX_SHORT_RESPONSE:
         return None
-    match = _LONE_NUMBER.fullmatch(body) if "\n" not in body else None
+    lone = "\n" not in body and len(re.findall(r"(?<!\\)\$", body)) < 2  # "$9$" is a span
+    match = _LONE_NUMBER.fullmatch(body) if lone else None
     if match is None:
         spans = _math_spans(body)
         if spans is None or len(spans) != 1:
             return None
         start, end, content = spans[0]
         outside = body[:start] + " " + body[end:]
-        if re.search(r"\d", outside) or not content:
+        if re.search(r"\d", outside) or not content or "?" in body:
             return None
+        if _PROMPT_START.match(body) or not (
+            _CONCLUSION.search(outside) or _ONLY_UNIT_AFTER.fullmatch(outside)
+        ):
+            return None  # "Compute $\frac12+\frac13$." echoes a question; it answers nothing
         percent = _PERCENT_AFTER.match(body[end:])
         return clean_answer(content) + (" \\%" if percent else "")
     currency, number, suffix = match.groups()

@@ -98,6 +98,8 @@ WRONG = [
     ("span", "Answer $5$ or $6$.", "5", "no_answer"),
     ("span", "Answer $ \n 9 \n $", "9", "no_answer"),  # an inline span does not cross lines
     ("span", "I computed 5 and I'm confident.", "5", "no_answer"),
+    ("span", r"Compute $\frac{1}{2}+\frac{1}{3}$.", r"\frac{5}{6}", "no_answer"),  # an echo
+    ("span", "What is $2+3$?", "5", "no_answer"),
     ("span", "$28$ percent", "28", "percent_mismatch"),
     ("span", "Final Answer: The largest $n$ is 35.", "34", None),
     ("span", "Final Answer: The largest $n$ is 34 or 35.", "34", "hedged"),
