@@ -45,6 +45,8 @@ RIGHT = [
     ("named", r"\boxed{(x, y) = (5, 8) \text{ and } (8, 5)}", "(5, 8), (8, 5)"),
     ("named", r"\boxed{2x+3}", "y = 2x+3"),
     ("named", r"\boxed{2x - y + 3 = 0}", "y = 2x+3"),
+    ("named", r"\boxed{10000}", "x = 10,000"),
+    ("named", r"\boxed{10,000}", "x=10{,}000"),
     # an inequality key and the interval it is
     ("interval", r"\boxed{(-793, 10)}", "-793 < a < 10"),
     ("interval", r"\boxed{(0,1)}", "0<f(x)<1"),
@@ -115,6 +117,8 @@ WRONG = [
     ("named", r"\boxed{y = 5}", "x=5", None),
     ("named", r"\boxed{2x - y + 4 = 0}", "y = 2x+3", None),
     ("named", r"\boxed{3x+3}", "y = 2x+3", None),
+    ("named", r"\boxed{10, 000}", "x = 10,000", "hedged"),
+    ("named", r"\boxed{10}", "x = 10,000", None),
     ("interval", r"\boxed{[-793, 10)}", "-793 < a < 10", "interval_mismatch"),
     ("interval", r"\boxed{(-793, 11)}", "-793 < a < 10", "interval_mismatch"),
     ("interval", r"\boxed{(0,1]}", "0<f(x)<1", "interval_mismatch"),

@@ -6,6 +6,11 @@ when both sides are plain numbers (most answers); only then parse with Math-Veri
 parser and compare strictly. Parsed gold answers are cached per worker, so a GRPO group that
 shares one gold pays for it once.
 
+Keys are read for what they state (docs/math.md, "How keys are read"): a boxed key is its box, a
+worked solution its stated answer, ``AB=4, CD=5`` named values, ``y = 2x + 3`` a value that an
+equivalent equation also matches, ``12:00`` a time of day (compared as a time, never as the
+ratio 12:0), an inequality in one unknown its solution set.
+
 Runs only inside the engine's killable workers: SymPy is imported on first use there, and any
 input that makes parsing or simplification slow is stopped by the per-item deadline.
 """
@@ -160,6 +165,10 @@ def _prepare_gold(reference: str) -> _Gold:
     if not balanced(loose.core):
         return _failed_gold(loose, f"the reference {reference[:60]!r} has unbalanced brackets")
     items = None if loose.is_text else assignments(_IN.sub("=", loose.core, count=1))
+    if items is not None and len(items) > 1:  # x = 10,000 is one value, not 10 and 000
+        grouped = assignments(_IN.sub("=", normalize_answer(reference).core, count=1))
+        if grouped is not None and len(grouped) == 1:
+            items = grouped
     if items is not None and len(items) > 1:
         tuples = _value_tuples(items)
         if tuples is not None:  # p=5, q=2; p=7, q=2 is the pairs (5, 2), (7, 2)
