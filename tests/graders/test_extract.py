@@ -99,3 +99,13 @@ def test_an_answer_line_written_as_a_sentence_states_what_follows_is():
 def test_sentence_answer_lines_stay_linear():
     found = final_answers("Answer: " + "this is " * 50_000 + "5", short=True)
     assert found.statements == ("5",)
+
+
+def test_a_final_answer_run_on_after_the_solution_counts_mid_line():
+    text = (
+        "so 5 x 6 x 4 = 120. Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct."
+    )
+    assert final_answers(text, short=True).statements == ("120",)
+    assert final_answers(text).statements == ()  # only when the caller asks
+    hedge = "x\n**Final Answer:** 7\nso Final answer: 8"
+    assert final_answers(hedge, short=True).statements == ("7", "8")

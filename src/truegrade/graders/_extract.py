@@ -18,8 +18,9 @@ Statements, by strength:
    span, and there is no short statement: then the response has no final answer rather than a
    guessed one, so a hedge cannot hide in the prose.
 
-With the same option, an ``Answer:`` line written as a sentence states what follows its last
-"is" ("Final Answer: The largest $n$ is 34." states 34).
+With the same option, ``Final Answer:`` counts in the middle of a line too (a statement run on
+after the solution), and an ``Answer:`` statement written as a sentence states what follows its
+last "is" ("Final Answer: The largest $n$ is 34." states 34).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ _PROMPT_START = re.compile(
     r"|rationalize|rewrite|list|enter|give|state|sketch)\b"
 )
 _ONLY_UNIT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent|pct)?[ \t.]*", re.IGNORECASE)
+# "... = 120. Final Answer: The volume is 120." (a statement run on after the solution)
+_INLINE_FINAL = re.compile(r"(?i)\bfinal[ \t]+answer[ \t*_]*[:\uff1a]([^\n]*)")
 _PERCENT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent\b|pct\b)", re.IGNORECASE)
 _COPULA = re.compile(r"(?i)(?<![a-z])is[ \t]+")
 _PROSE_WORD = re.compile(r"[a-zA-Z]{3,}")
@@ -171,10 +174,13 @@ def final_answers(
         [clean_answer(b) for b in boxed_contents(text, limit=limit)] if boxes else []
     )
     if lines:
-        for pattern in (_ANSWER_LINE, _FINAL_PHRASE, _HASHES):
+        patterns = (_ANSWER_LINE, _FINAL_PHRASE, _HASHES) + ((_INLINE_FINAL,) if short else ())
+        for pattern in patterns:
             for match in pattern.finditer(text):
                 if len(explicit) >= limit:
                     break
+                if pattern is _INLINE_FINAL and not _mid_line(text, match.start()):
+                    continue  # at the start of its line: an answer line, counted above
                 body = match.group(1)
                 inner = boxed_contents(body, limit=limit)
                 if inner:
@@ -184,7 +190,7 @@ def final_answers(
                 if pattern is not _FINAL_PHRASE and _FINAL_PHRASE.search(body):
                     continue  # "Final Answer: The final answer is 5": counted by the phrase
                 statement = clean_answer(_first_sentence(body))
-                if short and pattern is _ANSWER_LINE:
+                if short and pattern in (_ANSWER_LINE, _INLINE_FINAL):
                     statement = _after_copula(statement)
                 explicit.append(statement)
     explicit = [e for e in explicit if e]
@@ -203,6 +209,12 @@ def final_answers(
     if found:
         return FinalAnswers((found,), "short")
     return FinalAnswers((), "none")
+
+
+def _mid_line(text: str, position: int) -> bool:
+    """Text other than markdown stands before ``position`` on its line."""
+    start = text.rfind("\n", max(0, position - MAX_SHORT_RESPONSE), position) + 1
+    return bool(text[start:position].strip(" \t>*_#")) or position - start >= MAX_SHORT_RESPONSE
 
 
 def _after_copula(statement: str) -> str:
