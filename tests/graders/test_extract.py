@@ -109,3 +109,10 @@ def test_a_final_answer_run_on_after_the_solution_counts_mid_line():
     assert final_answers(text).statements == ()  # only when the caller asks
     hedge = "x\n**Final Answer:** 7\nso Final answer: 8"
     assert final_answers(hedge, short=True).statements == ("7", "8")
+
+
+def test_the_cheap_answer_word_scan_misses_nothing_the_patterns_match():
+    # the line patterns match case-insensitively, so "ANSWER" and a long s (U+017F) still count
+    assert final_answers("\\boxed{5}\nFINAL ANSWER: 3").statements == ("5", "3")
+    assert final_answers("\\boxed{5}\nFinal an\u017fwer: 3").statements == ("5", "3")
+    assert final_answers("\\boxed{5}\n#### 3").statements == ("5", "3")

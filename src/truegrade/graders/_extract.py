@@ -74,7 +74,7 @@ _PROMPT_START = re.compile(
 )
 _ONLY_UNIT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent|pct)?[ \t.]*", re.IGNORECASE)
 # "... = 120. Final Answer: The volume is 120." (a statement run on after the solution)
-_INLINE_FINAL = re.compile(r"(?i)\bfinal[ \t]+answer[ \t*_]*[:\uff1a]([^\n]*)")
+_INLINE_FINAL = re.compile(r"(?i)(?<![a-z])final[ \t]+answer[ \t*_]*[:\uff1a]([^\n]*)")
 _PERCENT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent\b|pct\b)", re.IGNORECASE)
 _COPULA = re.compile(r"(?i)(?<![a-z])is[ \t]+")
 _PROSE_WORD = re.compile(r"[a-zA-Z]{3,}")
@@ -173,8 +173,14 @@ def final_answers(
     explicit: list[str] = (
         [clean_answer(b) for b in boxed_contents(text, limit=limit)] if boxes else []
     )
+    # every line pattern but the hashes needs the word "answer": one cheap scan for it spares the
+    # case-insensitive scans on most responses (casefolded as the patterns' matching is)
+    worded = lines and "answer" in text.casefold()
     if lines:
-        patterns = (_ANSWER_LINE, _FINAL_PHRASE, _HASHES) + ((_INLINE_FINAL,) if short else ())
+        patterns = ((_ANSWER_LINE, _FINAL_PHRASE) if worded else ()) + (
+            (_HASHES,) if "####" in text else ()
+        )
+        patterns += (_INLINE_FINAL,) if short and worded else ()
         for pattern in patterns:
             for match in pattern.finditer(text):
                 if len(explicit) >= limit:
@@ -200,7 +206,7 @@ def final_answers(
         return FinalAnswers((), "none")
     phrased = [
         clean_answer(_first_sentence(m.group(1)))
-        for _, m in zip(range(limit), _PHRASE.finditer(text), strict=False)
+        for _, m in zip(range(limit), _PHRASE.finditer(text) if worded else (), strict=False)
     ]
     phrased = [p for p in phrased if p]
     if phrased:
