@@ -13,6 +13,9 @@ in a test body. Values must be literals; the only computed values allowed are f-
 source file, test function, parametrize position and the Math-Verify commit, and the options
 the case was run with upstream (``match_types``, ``precision``, ``strict``,
 ``allow_set_relation_comp``) so a reader can see what Math-Verify was asked.
+
+Only the case strings are kept (quoted test data, each with its source); no Math-Verify code is
+copied. Math-Verify is Apache-2.0, its test files carry an MIT notice.
 """
 
 from __future__ import annotations
@@ -124,7 +127,10 @@ def cases_of(source: str, path: str, commit: str) -> list[dict[str, Any]]:
             if not (gold and pred and expected):
                 continue
             for index, row in enumerate(rows):
-                values = dict(zip(names, literal(row), strict=True))
+                try:
+                    values = dict(zip(names, literal(row), strict=True))
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{row.lineno}: not a literal case ({exc})") from None
                 options = dict(defaults)
                 options.update({k: values[k] for k in OPTION_NAMES if k in values})
                 out.append(
