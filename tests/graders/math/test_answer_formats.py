@@ -175,3 +175,11 @@ def test_a_key_boxing_different_answers_in_different_sentences_is_refused(kernel
 
 def test_every_class_has_right_and_wrong_cases():
     assert {k for k, *_ in RIGHT} == {k for k, *_ in WRONG}
+
+
+@pytest.mark.timeout(60)
+def test_an_inequality_answer_too_big_to_solve_is_rejected_not_solved(kernel):
+    # solving a degree-99 inequality could stall a worker until its deadline; it is not solved
+    result = kernel((r"\boxed{x^{99} - 3x + 1 > 0}", "-793 < x < 10"))
+    assert result["passed"] is False
+    assert kernel((r"\boxed{x^2 < 4}", "-2 < x < 2"))["passed"] is True

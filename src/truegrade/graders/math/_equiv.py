@@ -189,6 +189,19 @@ def _unknowns(expr: Any) -> list[Any]:
     return calls + sorted(expr.free_symbols - inner, key=str)
 
 
+_MAX_SOLVED_DEGREE = 4
+_MAX_SOLVED_OPS = 24
+
+
+def _small_inequality(relation: Any, unknown: Any) -> bool:
+    """Solving stays cheap: a polynomial side of degree at most 4, or a small expression
+    (``|z|``, a root); ``x^{99} - 3x + 1 > 0`` is not solved, so it cannot stall a worker."""
+    side = relation.lhs - relation.rhs
+    if side.is_polynomial(unknown):
+        return bool(sympy.degree(side, unknown) <= _MAX_SOLVED_DEGREE)
+    return bool(sympy.count_ops(side) <= _MAX_SOLVED_OPS)
+
+
 @functools.lru_cache(maxsize=256)  # a group of answers shares one key
 def solution_set(relation: Any) -> Any:
     """The real solution set of an inequality (or a chain of them) in one unknown, or None.
@@ -204,7 +217,10 @@ def solution_set(relation: Any) -> Any:
         return None
     unknown = unknowns[0]
     if not isinstance(unknown, sympy.Symbol):
-        relation = relation.xreplace({unknown: sympy.Dummy("u", real=True)})
+        unknown = sympy.Dummy("u", real=True)
+        relation = relation.xreplace({unknowns[0]: unknown})
+    if not all(_small_inequality(r, unknown) for r in relation.atoms(Relational)):
+        return None
     try:
         result = relation.as_set()
     except Exception:
