@@ -225,11 +225,10 @@ def _mid_line(text: str, position: int) -> bool:
 
 def _after_copula(statement: str) -> str:
     """``The largest $n$ is 34`` states 34; a statement that is not a sentence is unchanged."""
-    last = None
-    for last in _COPULA.finditer(statement):  # noqa: B007 - the last "is" is the one wanted
-        pass
-    if last is None:
+    copulas = list(_COPULA.finditer(statement))
+    if not copulas:
         return statement
+    last = copulas[-1]  # "The value that is asked for is 5": the last "is"
     subject, value = statement[: last.start()], statement[last.end() :]
     if "=" in subject or not _PROSE_WORD.search(subject) or not value.strip():
         return statement
