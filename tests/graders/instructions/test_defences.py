@@ -130,27 +130,38 @@ def test_quoted_material_and_required_phrases_may_be_copied_from_the_prompt():
     assert g.passed is True and g.flags == [], g.explanation
 
 
-def test_the_prompts_example_title_and_highlights_are_not_the_responses_own():
+def test_a_title_taken_from_the_prompts_example_is_still_a_title():
+    # prompts often suggest the natural title ("such as <<SRE>>"); answers that use it are fine
+    prompt = "What is an SRE? Provide a title wrapped in double angular brackets, such as <<SRE>>."
+    g = grade(
+        prompt,
+        "<<SRE>>\nA site reliability engineer keeps production systems fast and available.",
+        ["detectable_format:title"],
+        [{}],
+    )
+    assert g.passed is True and g.flags == []
+
+
+def test_the_same_highlight_repeated_on_its_own_counts_once():
     prompt = (
-        "Write a poem about the sea. Give it a title in double angular brackets, such as "
-        "<<poem of joy>>, and highlight a section with markdown, i.e. *highlighted section*."
+        "Write about the sea and highlight 2 sections with markdown, i.e. *highlighted section*."
     )
-    ids = ["detectable_format:title", "detectable_format:number_highlighted_sections"]
-    kwargs = [{}, {"num_highlights": 1}]
-    plain, hard = both(
-        prompt, "<<poem of joy>>\nThe sea is wide and grey.\n*highlighted section*", ids, kwargs
-    )
+    ids, kwargs = ["detectable_format:number_highlighted_sections"], [{"num_highlights": 2}]
+    plain, hard = both(prompt, "The sea is wide and grey.\n*calm water* *calm water*", ids, kwargs)
     assert plain.passed is True
-    assert hard.passed is False and hard.subscores == {
-        "detectable_format:title": 0.0,
-        "detectable_format:number_highlighted_sections": 0.0,
-    }
+    assert hard.passed is False and "keyword_stuffing" in hard.flags
+    prose = grade(
+        prompt,
+        "The *calm water* shines at dawn. By noon the *calm water* turns to chop.",
+        ids,
+        kwargs,
+    )
+    assert prose.passed is True, prose.explanation
 
 
 @pytest.mark.parametrize(
     ("response", "ids", "kwargs"),
     [
-        ("ok", ["punctuation:no_comma"], [{}]),
         ("{}", ["detectable_format:json_format"], [{}]),
         ('{"a": "b"}', ["detectable_format:json_format"], [{}]),
         (
@@ -170,12 +181,43 @@ def test_the_prompts_example_title_and_highlights_are_not_the_responses_own():
             [{"section_spliter": "SECTION", "num_sections": 2}, {"postscript_marker": "P.S."}],
         ),
     ],
-    ids=["ok", "empty_json", "tiny_json", "placeholders", "letters", "repeated", "markers"],
+    ids=["empty_json", "tiny_json", "placeholders", "letters", "repeated", "markers"],
 )
 def test_an_empty_shell_is_degenerate(response, ids, kwargs):
     plain, hard = both("Write a short guide to caring for houseplants.", response, ids, kwargs)
     assert "degenerate" in hard.flags and hard.passed is False and hard.score == 0.0
     assert "degenerate" in plain.flags
+
+
+def test_a_bare_ok_fits_any_prompt_and_fails():
+    plain, hard = both(
+        "Write a short guide to caring for houseplants.", "ok", ["punctuation:no_comma"], [{}]
+    )
+    assert plain.passed is True
+    assert hard.passed is False and hard.flags == ["off_topic"] and hard.score == 0.0
+
+
+def test_repeated_or_empty_parts_are_degenerate():
+    prompt = "Write 2 paragraphs about why sleep matters, separated by ***."
+    ids, kwargs = ["length_constraints:number_paragraphs"], [{"num_paragraphs": 2}]
+    assert "degenerate" in grade(prompt, "Sleep.\n***\nSleep.", ids, kwargs).flags
+    sections = (
+        ["detectable_format:multiple_sections"],
+        [{"section_spliter": "SECTION", "num_sections": 2}],
+    )
+    empty = grade(
+        "Write a 2 section guide to tomatoes.",
+        "SECTION 1\nSECTION 2\nTomatoes need sun.",
+        *sections,
+    )
+    assert "degenerate" in empty.flags
+    two = grade(
+        "What is a name people call God? Give two different responses separated by ******.",
+        "Jehovah ****** Allah",
+        ["combination:two_responses"],
+        [{}],
+    )
+    assert two.passed is True and "degenerate" not in two.flags  # one word answers the question
 
 
 def test_short_answers_are_fine_when_the_request_is_short():

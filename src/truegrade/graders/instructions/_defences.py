@@ -44,14 +44,18 @@ from truegrade.graders.instructions._text import capital_tokens
 
 __all__ = [
     "Evidence",
+    "bag_spans",
     "blank",
     "boilerplate_spans",
     "echo_spans",
-    "example_markup_spans",
+    "empty_blocks",
     "find_evidence",
     "generic",
+    "given_words",
     "hedged_options",
+    "near_echo_spans",
     "off_topic",
+    "only_prompt_words",
     "stuffed_spans",
     "substance_words",
     "word_floor",
@@ -94,34 +98,38 @@ def _echo_source(prompt: str, exempt: Sequence[str]) -> str:
     return source
 
 
-_EXAMPLE_MARKUP = re.compile(r"<<[^\n]+?>>|\*[^\n*]+\*")
-
-
-def example_markup_spans(text: str, prompt: str) -> list[Span]:
-    """Spans of ``text`` that copy a title or highlight the prompt gives as an example
-    (``<<poem of joy>>``, ``*highlighted section*``): the example, not a title of its own.
-    Placeholders are not included: a template may well reuse the prompt's ``[name]``."""
-    spans: list[Span] = []
-    for example in {m.group() for m in _EXAMPLE_MARKUP.finditer(prompt)}:
-        for m in re.finditer(re.escape(example), text, flags=re.IGNORECASE):
-            spans.append((m.start(), m.end()))
-    return spans
+def _line_numbers(text: str, found: Sequence[re.Match[str]]) -> list[int]:
+    numbers, line, at = [], 0, 0
+    for m in found:
+        line += text.count("\n", at, m.start())
+        at = m.start()
+        numbers.append(line)
+    return numbers
 
 
 def echo_spans(text: str, prompt: str, *, min_words: int, exempt: Sequence[str] = ()) -> list[Span]:
-    """Spans of ``text`` that copy ``min_words`` or more consecutive words of ``prompt``
-    (case-insensitive; quoted passages of the prompt and ``exempt`` phrases excluded)."""
-    source = [w.lower() for w in _WORD.findall(_echo_source(prompt, exempt))]
-    if len(source) < min_words:
-        return []
-    grams = {tuple(source[i : i + min_words]) for i in range(len(source) - min_words + 1)}
+    """Spans of ``text`` that copy ``min_words`` or more consecutive words of ``prompt``, or a
+    whole sentence of it of five words or more (case-insensitive; quoted passages of the prompt
+    and ``exempt`` phrases excluded). A copy stays on one line of ``text``: an echo does not
+    reach into the next bullet or section."""
+    source_text = _echo_source(prompt, exempt)
+    source = [w.lower() for w in _WORD.findall(source_text)]
+    grams: dict[int, set[tuple[str, ...]]] = {
+        min_words: {tuple(source[i : i + min_words]) for i in range(len(source) - min_words + 1)}
+    }
+    for sentence in re.split(r"[.!?\n]+", source_text):
+        words = tuple(w.lower() for w in _WORD.findall(sentence))
+        if 5 <= len(words) < min_words:
+            grams.setdefault(len(words), set()).add(words)
     found = list(_WORD.finditer(text))
     tokens = [m.group().lower() for m in found]
+    lines = _line_numbers(text, found)
     covered = [False] * len(found)
-    for i in range(len(found) - min_words + 1):
-        if tuple(tokens[i : i + min_words]) in grams:
-            for j in range(i, i + min_words):
-                covered[j] = True
+    for size, wanted in grams.items():
+        for i in range(len(found) - size + 1):
+            if lines[i] == lines[i + size - 1] and tuple(tokens[i : i + size]) in wanted:
+                for j in range(i, i + size):
+                    covered[j] = True
     spans: list[Span] = []
     i = 0
     while i < len(found):
@@ -136,6 +144,72 @@ def echo_spans(text: str, prompt: str, *, min_words: int, exempt: Sequence[str] 
     return spans
 
 
+def near_echo_spans(
+    text: str, prompt: str, *, min_words: int = 6, exempt: Sequence[str] = ()
+) -> list[Span]:
+    """Sentences of ``text`` (``min_words`` words or more) that are a sentence of the prompt
+    with a word dropped here and there: all their words occur in order within one prompt
+    sentence, covering three quarters of it or more ("Write a pitch for a time service. The
+    words and cannot be in the response."). Quoted passages and ``exempt`` phrases of the prompt
+    are left out; a title that borrows half of the request's words is not an echo."""
+    positions: dict[str, list[tuple[int, int]]] = {}
+    sizes: list[int] = []
+    for n, sentence in enumerate(re.split(r"[.!?\n]+", _echo_source(prompt, exempt))):
+        words = [w.lower() for w in _WORD.findall(sentence)]
+        sizes.append(len(words))
+        for i, w in enumerate(words):
+            positions.setdefault(w, []).append((n, i))
+    spans: list[Span] = []
+    for sentence in re.finditer(r"[^.!?\n]+", text):
+        words = list(_WORD.finditer(sentence.group()))
+        if len(words) >= min_words and _in_order(
+            [w.group().lower() for w in words], positions, sizes
+        ):
+            base = sentence.start()
+            spans.append((base + words[0].start(), base + words[-1].end()))
+    return spans
+
+
+def _in_order(
+    words: Sequence[str], positions: dict[str, list[tuple[int, int]]], sizes: Sequence[int]
+) -> bool:
+    """Whether ``words`` occur in increasing order within one prompt sentence that they cover
+    three quarters of or more."""
+    for n, start in positions.get(words[0], [])[:50]:
+        if len(words) < 0.75 * sizes[n]:
+            continue
+        at, ok = start, True
+        for w in words[1:]:
+            nxt = next((i for m, i in positions.get(w, []) if m == n and i > at), None)
+            if nxt is None:
+                ok = False
+                break
+            at = nxt
+        if ok:
+            return True
+    return False
+
+
+def bag_spans(text: str, prompt: str, *, min_run: int = 5) -> list[Span]:
+    """Runs of words on one line all taken from the prompt, with ``min_run`` or more distinct
+    content words making up three in five of the run or more ("write short description
+    lighthouse keeper night"): the prompt's words listed, not sentences (prose that reuses the
+    prompt's words puts function words and words of its own between them)."""
+    from_prompt = {w.lower() for w in _WORD.findall(prompt)}
+    spans: list[Span] = []
+    run: list[re.Match[str]] = []
+    for m in [*_WORD.finditer(text), None]:
+        same_line = m is None or not run or "\n" not in text[run[-1].end() : m.start()]
+        if m is not None and same_line and m.group().lower() in from_prompt:
+            run.append(m)
+            continue
+        content = [r.group().lower() for r in run if r.group().lower() not in _STOPWORDS]
+        if len(set(content)) >= min_run and len(content) >= 0.6 * len(run):
+            spans.append((run[0].start(), run[-1].end()))
+        run = [m] if m is not None and m.group().lower() in from_prompt else []
+    return spans
+
+
 # -- keyword stuffing ----------------------------------------------------------------------------
 
 _FRAGMENT = re.compile(r"[^\n.!?;:]+")
@@ -146,6 +220,7 @@ def _fragments(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, is_heading) of each clause: text between newlines and . ! ? ; :"""
     out = []
     line_start = 0
+    text = re.sub(r'"(\s*):', lambda m: '"' + m.group(1) + " ", text)  # JSON keys: no break
     for line in text.split("\n"):
         heading = bool(_HEADING.match(line))
         for m in _FRAGMENT.finditer(line):
@@ -174,7 +249,7 @@ def _stuffed_occurrences(text: str, occurrences: Sequence[tuple[Span, str]]) -> 
         others = len(fragment_words) - len(covered)
         if heading and len(inside) == 1:
             continue  # a title or heading may name its subject once
-        if others < max(2, len(inside)):
+        if others == 0:
             stuffed.update(s for s, _ in inside)
             continue
         per_item: dict[str, list[Span]] = {}
@@ -182,12 +257,19 @@ def _stuffed_occurrences(text: str, occurrences: Sequence[tuple[Span, str]]) -> 
             per_item.setdefault(what, []).append(s)
         for spans in per_item.values():
             stuffed.update(spans[3:])
-        # an occurrence right next to another of the same item ("war war", "war, war")
+        # three or more of the same item in a row ("war war war"; "knock, knock" is a joke)
         ordered = sorted(inside)
+        run = [ordered[0]]
         for (a, wa), (b, wb) in itertools.pairwise(ordered):
             gap = text[a[1] : b[0]]
             if wa == wb and not _WORD.search(gap) and len(gap) <= 3:
-                stuffed.update((a, b))
+                run.append((b, wb))
+                continue
+            if len(run) >= 3:
+                stuffed.update(s for s, _ in run)
+            run = [(b, wb)]
+        if len(run) >= 3:
+            stuffed.update(s for s, _ in run)
     return sorted(stuffed)
 
 
@@ -204,7 +286,8 @@ def _letter_runs(text: str, letter: str) -> list[Span]:
     spans = []
     for m in re.finditer(r"\S+", text):
         token = m.group()
-        if set(token.lower()) == {letter} and token.lower() not in ("a", "i"):
+        bare = token.lower().strip("\"'.,;:!?()[]{}") if letter.isalnum() else token.lower()
+        if bare and set(bare) == {letter} and bare not in ("a", "i"):
             spans.append((m.start(), m.end()))
             continue
         for run in re.finditer(re.escape(letter) + "{4,}", token, flags=re.IGNORECASE):
@@ -234,7 +317,28 @@ def stuffed_spans(text: str, constraint: Constraint) -> list[Span]:
         return _letter_runs(text, kw["letter"])
     if cid == "change_case:capital_word_frequency" and kw["capital_relation"] == "at least":
         return _stuffed_occurrences(text, _capital_occurrences(text))
+    if cid == "detectable_format:number_highlighted_sections":
+        return _repeated_highlights(text)
     return []
+
+
+def _repeated_highlights(text: str) -> list[Span]:
+    """Second and later copies of one highlight on lines with nothing but highlights
+    ("*note* *note*"): one phrase marked up twice is one highlight, not two. A highlight that
+    is itself a sentence, or a phrase highlighted again in prose, is left alone."""
+    seen: set[str] = set()
+    spans: list[Span] = []
+    at = 0
+    for line in text.split("\n"):
+        marks = list(re.finditer(r"\*\*?[^\n*]+\*?\*", line))
+        bare = not _WORD.search(re.sub(r"\*\*?[^\n*]+\*?\*", " ", line))
+        for m in marks:
+            key = m.group().strip("* ").lower()
+            if key in seen and bare:
+                spans.append((at + m.start(), at + m.end()))
+            seen.add(key)
+        at += len(line) + 1
+    return spans
 
 
 def boilerplate_spans(text: str, constraints: Sequence[Constraint]) -> list[Span]:
@@ -253,6 +357,8 @@ def boilerplate_spans(text: str, constraints: Sequence[Constraint]) -> list[Span
             )
         elif c.id == "detectable_format:multiple_sections":
             patterns.append(re.escape(kw["section_spliter"]) + r"\s?\d+")
+        elif c.id == "length_constraints:nth_paragraph_first_word":
+            patterns.append(r"(?:^|(?<=\n\n))\W*" + re.escape(kw["first_word"]) + r"\b")
     return [
         (m.start(), m.end())
         for pattern in patterns
@@ -267,9 +373,14 @@ _MARKUP = re.compile(r'\[[^\]\n"]{0,40}\]|<<|>>|\*+|^\s*[-#>]+', re.MULTILINE)
 
 
 def substance_words(text: str) -> list[str]:
-    """Words that carry content: ``\\w+`` tokens with two or more letters, outside placeholders
-    and markup (one-letter tokens, "a", "I", "x", are not evidence of an answer)."""
-    return [w for w in _WORD.findall(_MARKUP.sub(" ", text)) if sum(c.isalpha() for c in w) >= 2]
+    """Words that carry content: ``\\w+`` tokens with two or more letters or a digit, outside
+    placeholders and markup (one-letter tokens, "a", "I", "x", are not evidence of an answer;
+    "26" is)."""
+    return [
+        w
+        for w in _WORD.findall(_MARKUP.sub(" ", text))
+        if sum(c.isalpha() for c in w) >= 2 or any(c.isdigit() for c in w)
+    ]
 
 
 # fmt: off
@@ -281,6 +392,8 @@ no nor not now of off on once only or other our out over own same she should so 
 that the their them then there these they this those through to too under until up very was we
 were what when where which while who whom why will with would you your yours yourself please
 make sure write give tell using use used without like least less times time must also each
+its let get got may say one two new way put set yes via per etc did see saw own any few
+explain describe create provide list generate compose draft summarize summarise name
 """
 # the words IFEval's constraints are phrased in: sharing them is not sharing the topic
 _CONSTRAINT_WORD_TEXT = """
@@ -296,6 +409,38 @@ following request repeat word-for-word change different responses options option
 # fmt: on
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _CONSTRAINT_WORDS = frozenset(_CONSTRAINT_WORD_TEXT.split())
+
+
+# fmt: off
+_GENERIC_TEXT = """
+thing things good great nice fine really important consider question questions answer answers
+today people way ways lot lots many much well better best important approach factors factor
+outcome outcomes several angles angle attention careful carefully thoughtful relevant
+considerations consideration summary general generally overall hope helps help helpful sure
+certainly absolutely indeed definitely happy glad love enjoy day days life world everything
+something anything nothing everyone someone thank thanks know think believe feel want need
+going come comes look looks see seems seem right wrong true false correct complete done topic
+point matter matters issue issues idea ideas detail details information interesting simple
+first second third last next another new old big small long short high low different various
+important things here there again always never often sometimes usually able time times year
+years keep kept find found take taken make made get got give given said says say work works
+part parts place case cases fact facts reason reasons result results example examples number
+ok okay note notes item items stuff content done again more solution solutions solve step
+steps process thought let lets
+"""
+# fmt: on
+_GENERIC = frozenset(_GENERIC_TEXT.split()) | _STOPWORDS | _CONSTRAINT_WORDS
+
+
+def generic(text: str, free: str = "") -> bool:
+    """True when nearly every word of ``text`` (four in five or more) is a function word, a
+    word that fits any request ("important", "consider", "hope", "things") or one of the
+    ``free`` words the constraints supply: a reply that could be pasted under any prompt."""
+    found = [w.lower() for w in substance_words(text) if not w.isdigit()]
+    if not found:
+        return True
+    allowed = _GENERIC | {w.lower() for w in _WORD.findall(free)}
+    return sum(w in allowed for w in found) >= 0.8 * len(found)
 
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "ly", "s")
@@ -317,7 +462,7 @@ def _content_stems(text: str) -> set[str]:
     return {
         _stem(w)
         for w in _WORD.findall(text)
-        if len(w) >= 4
+        if len(w) >= 3
         and any(c.isalpha() for c in w)
         and w.lower() not in _STOPWORDS
         and w.lower() not in _CONSTRAINT_WORDS
@@ -331,51 +476,82 @@ def _latin_script(text: str) -> bool:
     return sum(1 for c in letters if c.isascii()) * 2 >= len(letters)
 
 
+def given_words(constraints: Sequence[Constraint]) -> str:
+    """The words the constraints themselves supply (keywords, end phrase, first word...): they
+    come free with the constraint, so using them says nothing about the request."""
+    return " ".join(
+        " ".join(v) if isinstance(v, tuple) else v
+        for c in constraints
+        for name, v in c.kwargs.items()
+        if isinstance(v, (str, tuple)) and name != "prompt_to_repeat"
+    )
+
+
 def off_topic(text: str, prompt: str, constraints: Sequence[Constraint]) -> bool:
     """True when ``text`` shares no content word with ``prompt`` (where that can be judged)."""
     for c in constraints:
         if c.id == "language:response_language" and c.kwargs["language"] != "en":
             return False
         if c.id == "detectable_format:constrained_response":
-            return False  # "My answer is no." is the whole answer the request allows
-    wanted = _content_stems(prompt)
-    if len(wanted) < 3 or not _latin_script(text):
+            # "My answer is no." may be the whole answer; judge only what comes with it
+            for option in CONSTRAINED_OPTIONS:
+                text = text.replace(option, " ")
+            if len(substance_words(text)) < 3:
+                return False
+    topical = " ".join(w for w in _WORD.findall(prompt) if w.lower() not in _GENERIC)
+    wanted = _content_stems(topical) - _content_stems(given_words(constraints))
+    if not wanted or not _latin_script(text):
         return False
     return not (wanted & {_stem(w) for w in _WORD.findall(text)})
 
 
-# fmt: off
-_GENERIC_TEXT = """
-thing things good great nice fine really important consider question questions answer answers
-today people way ways lot lots many much well better best important approach factors factor
-outcome outcomes several angles angle attention careful carefully thoughtful relevant
-considerations consideration summary general generally overall hope helps help helpful sure
-certainly absolutely indeed definitely happy glad love enjoy day days life world everything
-something anything nothing everyone someone thank thanks know think believe feel want need
-going come comes look looks see seems seem right wrong true false correct complete done topic
-point matter matters issue issues idea ideas detail details information interesting simple
-first second third last next another new old big small long short high low different various
-important things here there again always never often sometimes usually able time times year
-years keep kept find found take taken make made get got give given said says say work works
-part parts place case cases fact facts reason reasons result results example examples number
-"""
-# fmt: on
-_GENERIC = frozenset(_GENERIC_TEXT.split()) | _STOPWORDS | _CONSTRAINT_WORDS
-
-
-def generic(text: str) -> bool:
-    """True when nearly every word of ``text`` (four in five or more) is a function word or a
-    word that fits any request ("important", "consider", "hope", "things"): a reply that could
-    be pasted under any prompt."""
-    found = [w.lower() for w in substance_words(text)]
-    if not found:
-        return True
-    return sum(w in _GENERIC for w in found) >= 0.8 * len(found)
+def only_prompt_words(text: str, prompt: str) -> bool:
+    """True when every word of substance ``text`` has (two or more distinct) is a word of the
+    prompt: "Write cover letter company" restates the request and adds nothing. The allowed
+    answers of a constrained response are not counted (they are in the prompt by design)."""
+    for option in CONSTRAINED_OPTIONS:
+        text = text.replace(option, " ")
+    distinct = {w.lower() for w in substance_words(text)}
+    # quoted material is there to be reused ("rewrite this blog as bullet points")
+    request = {w.lower() for w in _WORD.findall(_echo_source(prompt, ()))}
+    return len(distinct) >= 2 and distinct <= request
 
 
 def hedged_options(text: str) -> int:
     """How many of the constrained-response options a text gives."""
     return sum(1 for option in CONSTRAINED_OPTIONS if option in text)
+
+
+def empty_blocks(text: str, said: str, constraints: Sequence[Constraint]) -> bool:
+    """True when the parts the constraints ask for (paragraphs, sections, the two responses)
+    are there in ``text`` but one says nothing, or all say the same ("Sleep. *** Sleep.");
+    what each part says is read from ``said`` (``text`` with dictated words blanked, so the
+    same length)."""
+    separators = []
+    for c in constraints:
+        if c.id == "length_constraints:number_paragraphs":
+            separators.append((r"\*\*\*", False))
+        elif c.id == "length_constraints:nth_paragraph_first_word":
+            separators.append((r"\n\s*\n", False))
+        elif c.id == "combination:two_responses":
+            separators.append((r"\*{6}", False))
+        elif c.id == "detectable_format:multiple_sections":
+            separators.append((re.escape(c.kwargs["section_spliter"]) + r"\s?\d+", True))
+    for separator, marked in separators:
+        cuts = [(m.start(), m.end()) for m in re.finditer(separator, text)]
+        if not cuts:
+            continue
+        bounds = [0, *(x for cut in cuts for x in cut), len(text)]
+        pieces = [said[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
+        # what follows each section marker must say something; elsewhere, leading and trailing
+        # empty pieces are the separators' own business (IFEval counts them)
+        blocks = pieces[1:] if marked else [p for p in pieces if p.strip()]
+        if len(blocks) < 2:
+            continue
+        words = [" ".join(w.lower() for w in substance_words(b)) for b in blocks]
+        if not all(words) or len(set(words)) == 1:
+            return True
+    return False
 
 
 def word_floor(constraints: Sequence[Constraint], min_words: int) -> int:
@@ -429,18 +605,17 @@ def find_evidence(
 ) -> Evidence:
     """Take the required repetition, the echoes and the stuffing out of a response."""
     answer = _cut_repetition(response, constraints)
-    exempt: list[str] = []
+    exempt: list[str] = []  # phrases a constraint asks the response to copy
     for c in constraints:
-        for name in ("end_phrase", "postscript_marker", "keyword", "first_word"):
-            if name in c.kwargs:
-                exempt.append(c.kwargs[name])
-        exempt.extend(c.kwargs.get("keywords", ()))
+        if c.id == "startend:end_checker":
+            exempt.append(c.kwargs["end_phrase"])
         if c.id == "detectable_format:constrained_response":
             exempt.extend(CONSTRAINED_OPTIONS)
     echoed = _merge(
         [
             *echo_spans(answer, prompt, min_words=echo_min_words, exempt=exempt),
-            *example_markup_spans(answer, prompt),
+            *bag_spans(answer, prompt),
+            *near_echo_spans(answer, prompt, exempt=exempt),
         ]
     )
     unechoed = blank(answer, echoed)

@@ -29,10 +29,13 @@ from truegrade.graders.instructions._checks import Constraint, check, parse_cons
 from truegrade.graders.instructions._defences import (
     blank,
     boilerplate_spans,
+    empty_blocks,
     find_evidence,
     generic,
+    given_words,
     hedged_options,
     off_topic,
+    only_prompt_words,
     substance_words,
     word_floor,
 )
@@ -76,8 +79,8 @@ class InstructionsOptions(GraderOptions):
     mode: Literal["strict", "loose"] = "strict"
     score: Literal["all", "fraction"] = "all"
     hardened: bool = True
-    min_words: int = Field(default=3, ge=1)
-    echo_min_words: int = Field(default=8, ge=4)
+    min_words: int = Field(default=1, ge=1)
+    echo_min_words: int = Field(default=10, ge=4)
     off_topic: Literal["generic", "always", "never"] = "generic"
 
 
@@ -165,16 +168,22 @@ class _InstructionsKernel:
             ):
                 found.constraints[c.label] = InstructionFlag.KEYWORD_STUFFING
         rest = evidence.without_stuffing()
-        substance = substance_words(blank(rest, boilerplate_spans(rest, constraints)))
+        said = blank(rest, boilerplate_spans(rest, constraints))
+        substance = substance_words(said)
         distinct = {w.lower() for w in substance}
-        if len(substance) < word_floor(constraints, self.min_words) or (
-            len(substance) >= 10 and len(distinct) < 0.3 * len(substance)
+        if (
+            len(distinct) < word_floor(constraints, self.min_words)
+            or (len(substance) >= 10 and len(distinct) <= 3)
+            or empty_blocks(rest, said, constraints)
         ):
             found.row.append(InstructionFlag.DEGENERATE)
             found.failing.append(InstructionFlag.DEGENERATE)
+        elif prompt.strip() and only_prompt_words(said, prompt):
+            found.row.append(InstructionFlag.PROMPT_ECHO)
+            found.failing.append(InstructionFlag.PROMPT_ECHO)
         elif self.off_topic != "never" and prompt.strip() and off_topic(rest, prompt, constraints):
             found.row.append(InstructionFlag.OFF_TOPIC)
-            if self.off_topic == "always" or generic(rest):
+            if self.off_topic == "always" or generic(rest, given_words(constraints)):
                 found.failing.append(InstructionFlag.OFF_TOPIC)
         if any(c.id == "detectable_format:constrained_response" for c in constraints) and (
             hedged_options(response) > 1
