@@ -232,7 +232,7 @@ class InstructionsGrader(KernelGrader):
         >>> g.grade(row).passed
         True
         >>> g.grade({**row, "response": "ok"}).flags
-        ['degenerate']
+        ['off_topic']
     """
 
     kind = "instructions"
