@@ -512,9 +512,13 @@ def only_prompt_words(text: str, prompt: str) -> bool:
     for option in CONSTRAINED_OPTIONS:
         text = text.replace(option, " ")
     distinct = {w.lower() for w in substance_words(text)}
-    # quoted material is there to be reused ("rewrite this blog as bullet points")
+    if len(distinct) < 2 or not distinct <= {w.lower() for w in _WORD.findall(prompt)}:
+        return False
+    # quoted material is there to be reused ("rewrite this blog as bullet points"): the reply
+    # restates the request only if half its content words come from the request's own text
     request = {w.lower() for w in _WORD.findall(_echo_source(prompt, ()))}
-    return len(distinct) >= 2 and distinct <= request
+    content = {w for w in distinct if w not in _STOPWORDS} or distinct
+    return len(content & request) * 2 >= len(content)
 
 
 def hedged_options(text: str) -> int:
