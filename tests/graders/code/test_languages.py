@@ -85,3 +85,94 @@ def test_a_network_connect_and_a_fork_bomb_are_contained(grader):
     for code in (net, bomb):
         grade = _grade(grader, "cpp", code)
         assert grade.passed is False and grade.error is None, grade.explanation
+
+
+MORE = {
+    "java": (
+        "javac",
+        "default-jdk-headless",
+        "import java.util.*;\npublic class Main{public static void main(String[] x){"
+        "Scanner s=new Scanner(System.in);long a=s.nextLong(),b=s.nextLong();"
+        "System.out.println(a+%s);}}\n",
+    ),
+    "javascript": (
+        "node",
+        "nodejs",
+        "const l=require('fs').readFileSync(0,'utf8').trim().split(/\\s+/).map(Number);"
+        "console.log(l[0]+%s);\n",
+    ),
+    "go": (
+        "go",
+        "golang-go",
+        'package main\nimport "fmt"\n'
+        "func main(){var a,b int64;fmt.Scan(&a,&b);fmt.Println(a+%s)}\n",
+    ),
+    "rust": (
+        "rustc",
+        "rustc",
+        "use std::io::*;\nfn main(){let mut s=String::new();stdin().read_to_string(&mut s)"
+        ".unwrap();let v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();"
+        'println!("{}",v[0]+%s);}\n',
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "language",
+    [pytest.param(n, marks=pytest.mark.system_tool(c, package=p)) for n, (c, p, _) in MORE.items()],
+)
+def test_right_and_wrong_programs_in_the_other_languages(grader, language):
+    template = MORE[language][2]
+    second = {"java": "b", "javascript": "l[1]", "go": "b", "rust": "v[1]"}[language]
+    right = _grade(grader, language, template % second)
+    assert right.passed, right.explanation
+    wrong = _grade(grader, language, template % "1")
+    assert wrong.subscores.get("wrong_answer") == 2.0, wrong.explanation
+
+
+def test_dataset_rows_are_read_as_they_are():
+    from truegrade.graders.code import parse_spec
+
+    # APPS / TACO: 'input_output' is a JSON string (codeparrot/apps row layout)
+    apps = parse_spec({"input_output": '{"inputs": ["1 2\\n"], "outputs": ["3\\n"]}'})
+    assert apps.kind == "stdio" and apps.stdio[0].stdout == "3\n"
+    # CodeContests (deepmind/code_contests): tests per split, limits, language id 2 = C++
+    contests = parse_spec(
+        {
+            "public_tests": {"input": ["1 2\n"], "output": ["3\n"]},
+            "private_tests": {"input": ["5 7\n"], "output": ["12\n"]},
+            "generated_tests": {"input": [], "output": []},
+            "time_limit": {"seconds": 2, "nanos": 500000000},
+            "memory_limit_bytes": 256 * 1024 * 1024,
+            "language": 2,
+        }
+    )
+    assert [t.visible for t in contests.stdio] == [True, False]
+    assert (contests.time_limit_s, contests.memory_mb, contests.language) == (2.5, 256, "cpp")
+    # LiveCodeBench (livecodebench/code_generation_lite): JSON strings of test cases
+    lcb = parse_spec(
+        {
+            "public_test_cases": '[{"input": "1 2\\n", "output": "3\\n", "testtype": "stdin"}]',
+            "private_test_cases": "[]",
+        }
+    )
+    assert lcb.stdio[0].stdin == "1 2\n"
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_a_special_judge_decides_by_its_exit_status(grader):
+    checker = (
+        "import sys\nout = open(sys.argv[2]).read().split()\n"
+        "ans = open(sys.argv[3]).read().split()\nsys.exit(0 if sorted(out) == sorted(ans) else 1)\n"
+    )
+    spec = {
+        "language": "cpp",
+        "stdio": [{"stdin": "", "stdout": "1 2\n"}],
+        "checker": {"language": "python", "source": checker},
+    }
+    any_order = '#include <cstdio>\nint main(){puts("2 1");}\n'
+    wrong = '#include <cstdio>\nint main(){puts("2 2");}\n'
+    ok = grader.grade({"response": f"```cpp\n{any_order}```", "reference": spec})
+    assert ok.passed, ok.explanation
+    bad = grader.grade({"response": f"```cpp\n{wrong}```", "reference": spec})
+    assert bad.passed is False and bad.error is None, bad.explanation

@@ -16,6 +16,7 @@ from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._harness import CodeKernel
 from truegrade.graders.code._languages import read_only_dirs
+from truegrade.graders.code._rows import DATASET_COLUMNS
 from truegrade.sandbox import SandboxConfig
 
 __all__ = ["CodeGrader", "CodeOptions", "allow_unsandboxed", "runs_programs_sandboxed"]
@@ -164,14 +165,6 @@ class CodeGrader(KernelGrader):
 
 
 _ADDRESS_SPACE_MB = 16384
-_ROW_COLUMNS = (
-    "input_output",
-    "public_tests",
-    "private_tests",
-    "generated_tests",
-    "public_test_cases",
-    "private_test_cases",
-)
 _ROW_EXTRAS = ("language", "time_limit", "memory_limit_bytes")
 
 
@@ -183,8 +176,8 @@ def _tests_of(sample: Sample) -> Any:
     if sample.metadata.get("tests") is not None:
         return sample.metadata["tests"]
     meta = sample.metadata
-    if any(meta.get(c) is not None for c in _ROW_COLUMNS):
-        return {k: meta[k] for k in (*_ROW_COLUMNS, *_ROW_EXTRAS) if k in meta}
+    if any(meta.get(c) is not None for c in DATASET_COLUMNS):
+        return {k: meta[k] for k in (*DATASET_COLUMNS, *_ROW_EXTRAS) if k in meta}
     return None
 
 

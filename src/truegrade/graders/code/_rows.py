@@ -28,12 +28,12 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CODECONTESTS_LANGUAGES", "from_dataset_row"]
+__all__ = ["CODECONTESTS_LANGUAGES", "DATASET_COLUMNS", "from_dataset_row"]
 
 CODECONTESTS_LANGUAGES = {2: "cpp", 3: "python", 4: "java"}
 """CodeContests' language ids (its ``Language`` enumeration) that run here; 1 is Python 2."""
 
-_COLUMNS = (
+DATASET_COLUMNS = (
     "input_output",
     "public_tests",
     "private_tests",
@@ -50,7 +50,7 @@ def from_dataset_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
     Raises:
         ValueError: the columns are there but malformed; the message says which.
     """
-    if not any(row.get(c) is not None for c in _COLUMNS):
+    if not any(row.get(c) is not None for c in DATASET_COLUMNS):
         return None
     if row.get("input_output") is not None:
         spec = _apps(row["input_output"])
