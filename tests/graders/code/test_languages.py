@@ -176,3 +176,32 @@ def test_a_special_judge_decides_by_its_exit_status(grader):
     assert ok.passed, ok.explanation
     bad = grader.grade({"response": f"```cpp\n{wrong}```", "reference": spec})
     assert bad.passed is False and bad.error is None, bad.explanation
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_a_program_cannot_reach_the_tests_write_outside_or_leave_files_for_the_next_test(grader):
+    import truegrade
+
+    # the grader's own files and the host's home are not in the sandbox; /usr is read-only
+    snoop = (
+        "#include <cstdio>\nint main(){"
+        f'if(fopen("{truegrade.__file__}","r"))puts("SEEN");'
+        'if(fopen("/usr/pwned","w"))puts("WROTE");'
+        'FILE*f=fopen("/tmp/left","r");if(f)puts("LEFT");'
+        'f=fopen("/tmp/left","w");if(f){fputs("x",f);fclose(f);}'
+        'int a,b;if(scanf("%d %d",&a,&b)==2)printf("%d\\n",a+b);}\n'
+    )
+    grade = _grade(grader, "cpp", snoop)
+    assert grade.passed, grade.explanation  # neither test saw anything the other test wrote
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_numeric_tokens_match_within_the_configured_tolerance():
+    loose = CodeGrader.from_options({"call_timeout_s": 2, "abs_tol": 1e-6})
+    row = {
+        "response": '```cpp\n#include <cstdio>\nint main(){printf("%.9f\\n", 1.0/3);}\n```',
+        "reference": {"language": "cpp", "stdio": [{"stdin": "", "stdout": "0.3333333\n"}]},
+    }
+    assert loose.grade(row).passed
+    exact = CodeGrader.from_options({"call_timeout_s": 2})
+    assert exact.grade(row).passed is False
