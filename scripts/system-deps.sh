@@ -21,6 +21,7 @@ has_library() {
     cache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)
     [[ $cache == *"$1"* ]]
 }
+has_rustc() { [[ -x /usr/bin/rustc ]]; }
 has_browser() { has chromium || has chromium-browser || has google-chrome; }
 
 # Debian package | the goals that need it | how to tell it is there | what for
@@ -31,6 +32,11 @@ PACKAGES=(
     "libseccomp2  test      has_library libseccomp.so.2"  # the sandbox's system-call filter
     "chromium     test      has_browser"             # renders the grader card in a test
     "util-linux   test      has taskset"             # pins a process to one core in an engine test
+    "g++          test      has g++"                 # C and C++ stdin/stdout programs
+    "default-jdk-headless test has javac"            # Java programs
+    "nodejs       test      has node"                # JavaScript programs
+    "golang-go    test      has go"                  # Go programs
+    "rustc        test      has_rustc"               # Rust programs (Debian's, not a home toolchain)
 )
 
 missing_packages() {
