@@ -260,3 +260,17 @@ def test_the_example_config_is_current(config, batch):
     cfg = OmegaConf.merge(cfg, example)
     adapter.check_config(cfg)
     assert [r["reward_score"] for r in in_process_worker(cfg)(batch)] == expected()
+
+
+def test_a_manager_a_users_reward_file_may_register_is_not_refused(config, tmp_path):
+    own = tmp_path / "my_reward.py"
+    own.write_text("from truegrade.integrations.verl import compute_score  # noqa: F401\n")
+    adapter.check_config(
+        config(f"reward.custom_reward_function.path={own}", "reward.reward_manager.name=mine")
+    )
+    with pytest.raises(ValueError, match="'mine' is not one of verl's reward-loop managers"):
+        adapter.check_config(
+            config(
+                f"reward.custom_reward_function.path={ADAPTER}", "reward.reward_manager.name=mine"
+            )
+        )

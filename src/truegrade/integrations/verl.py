@@ -227,7 +227,14 @@ def check_config(config: Any) -> None:
     manager = reward.get("reward_manager") or {}
     manager_name = manager.get("name") or "naive"
     registered = _registered_managers() if manager.get("source", "register") == "register" else None
-    if registered is not None and manager_name not in registered:
+    # A reward-function file may register its own manager when verl's worker imports it; only
+    # truegrade's file is known to register none (and no file brings back the legacy "batch").
+    ours = bool(path) and Path(str(path)).resolve() == Path(__file__).resolve()
+    if (
+        registered is not None
+        and manager_name not in registered
+        and (manager_name == "batch" or ours)
+    ):
         hint = (
             " (verl 0.9's reward loop grades one sample per call; use naive with "
             "name: compute_score)"
