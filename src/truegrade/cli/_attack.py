@@ -141,7 +141,10 @@ def attacker_options(
 
 
 def attack_command(
-    data: Annotated[Path, typer.Argument(help="Items to attack (prompt and reference).")],
+    data: Annotated[
+        Path | None,
+        typer.Argument(help="Items to attack (prompt and reference); not needed with --list."),
+    ] = None,
     grader: Annotated[
         str | None, typer.Option("--grader", "-g", help="Grader spec to attack.")
     ] = None,
@@ -195,6 +198,8 @@ def attack_command(
             )
         out_console.print(table)
         return
+    if data is None:
+        fail("give the items to attack: truegrade attack DATA --grader SPEC (or --list)")
     if grader is None:
         fail("--grader is required (or --list to see the attacks)")
     the_grader = load_cli_grader(
