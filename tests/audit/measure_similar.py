@@ -377,6 +377,30 @@ def measure_real(prompts: dict[str, str], threshold: float = THRESHOLD) -> dict:
         "duplicate precision": rates(planted_dup, dup_truth)[0],
         "false pairs": sorted(tuple(sorted(p)) for p in planted_dup - dup_truth),
     }
+    # leakage: the edits as the training set, the real prompts as the eval set
+    training = {v.id: v.prompt for v in planted_variants}
+    leaks = {leak.item: leak for leak in find_leaks(prompts, training, threshold)}
+    copied = {v.source for v in planted_variants if v.expect == "duplicate"}
+    contaminated = {i for i, leak in leaks.items() if leak.match == "duplicate"}
+    out["contaminated"] = rates(contaminated, copied)
+    # a template match is right when the training prompt is an edit of the item or of another
+    # member of the item's own templated family (AlpacaEval's recipe requests are one template)
+    family = {m: k for k, f in enumerate(original_families) for m in f.members}
+    templates = {i for i, leak in leaks.items() if leak.match == "template"}
+    right = {
+        i
+        for i in templates
+        if source[leaks[i].nearest] == i
+        or family.get(source[leaks[i].nearest], -1) == family.get(i)
+    }
+    want = {v.source for v in planted_variants if v.expect == "templated"} - contaminated
+    out["template_in_training"] = (
+        len(right) / len(templates) if templates else 1.0,
+        len(want & templates) / len(want) if want else 1.0,
+    )
+    out["nearest is an edit of the item"] = all(
+        source[leaks[i].nearest] == i for i in contaminated & copied
+    )
     for kind in ("syn", "reorder", "name", "numbers"):
         mine = [v for v in planted_variants if v.kind == kind]
         if not mine:
@@ -461,6 +485,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"precision {real['duplicate precision']:.2f}",
                 )
             )
+            rows.append(("  contaminated (the edits as training set)", _pct(real["contaminated"])))
+            rows.append(("  template_in_training", _pct(real["template_in_training"])))
             for key, value in real.items():
                 if ("->" in key or key.startswith("syn,")) and value[1]:
                     rows.append(

@@ -332,12 +332,16 @@ def test_real_prompts_and_edits_planted_into_them():
     results = {name: measure.measure_real(texts) for name, texts in prompts.items()}
     for name, result in results.items():
         print(name, {k: v for k, v in result.items() if "among" not in k})
-        # no set holds a near copy (read pair by pair down to similarity 0.65)
+        # no set holds a near copy (none even at 0.65; the closest pairs, read, are not copies)
         assert not result["pairs among the originals"], name
         assert result["duplicate precision"] >= 0.95, name
         for key in ("syn, 20+", "reorder -> duplicate", "numbers -> templated"):
             hit, total = result[key]
             assert hit / total >= 0.95, (name, key)
+        # the edits as a training set: each real prompt they copy, with its own edit as nearest
+        assert result["contaminated"][0] >= 0.95, name
+        assert result["nearest is an edit of the item"], name
+        assert min(result["template_in_training"]) >= 0.95, name
     alpaca = results["alpaca"]
     hit, total = alpaca["syn, 8-19"]
     assert hit / total >= 0.75
