@@ -382,10 +382,9 @@ def test_a_locally_built_model_directory_is_loaded_as_its_configs_say(tmp_path):
         "of",
         "a",
     ]
-    (tmp_path / "vocab.txt").write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n"
-    )
-    BertTokenizer(str(tmp_path / "vocab.txt")).save_pretrained(str(tmp_path))
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    # the vocabulary as a mapping, not a file: reading a file is deprecated in some tokenizers
+    BertTokenizer(vocab={token: i for i, token in enumerate(vocab)}).save_pretrained(str(tmp_path))
     torch.manual_seed(0)
     config = BertConfig(
         vocab_size=5 + len(words),

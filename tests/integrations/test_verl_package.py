@@ -9,6 +9,7 @@ tokenizer built locally, decoded by verl itself.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import warnings
@@ -156,14 +157,27 @@ def test_reward_loop_scores_with_truegrade_in_batch_and_streaming(config, batch,
     assert streamed[1]["reward_extra_info"]["hedged"] == 1.0
 
 
-def in_process_worker(cfg):
+@pytest.fixture
+def in_process_worker():
     """verl's reward worker without its Ray actor (the same class, where pytest can see its
-    exceptions and without a process start)."""
-    worker = RewardLoopWorker(cfg)
-    return lambda data: worker.loop.run_until_complete(worker.compute_score_batch(data))
+    exceptions and without a process start). A worker runs on the thread's event loop: the test
+    gets a fresh one, closed at teardown so its sockets never surface later as another test's
+    unraisable warning."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+    def make(cfg):
+        worker = RewardLoopWorker(cfg)
+        return lambda data: worker.loop.run_until_complete(worker.compute_score_batch(data))
+
+    yield make
+    asyncio.set_event_loop(None)
+    loop.close()
 
 
-def test_the_batch_function_under_the_reward_loop_is_an_error_not_zeros(config, batch):
+def test_the_batch_function_under_the_reward_loop_is_an_error_not_zeros(
+    config, batch, in_process_worker
+):
     cfg = config(
         f"reward.custom_reward_function.path={ADAPTER}",
         "reward.custom_reward_function.name=compute_score_batch",
@@ -204,7 +218,9 @@ def test_misconfigurations_are_refused(config, overrides, message):
         adapter.check_config(config(*overrides))
 
 
-def test_pre_09_keys_would_have_scored_with_verls_builtin_function(config, batch):
+def test_pre_09_keys_would_have_scored_with_verls_builtin_function(
+    config, batch, in_process_worker
+):
     """Why the keys are refused: verl 0.9's trainer ignores them, with no error."""
     cfg = config(
         f"custom_reward_function.path={ADAPTER}", "custom_reward_function.name=compute_score"
@@ -249,7 +265,7 @@ def test_legacy_managers_still_work(tokenizer_dir, batch):
         assert out["reward_extra_info"]["hedged"] == [0.0, 1.0, 0.0, 0.0]
 
 
-def test_the_example_config_is_current(config, batch):
+def test_the_example_config_is_current(config, batch, in_process_worker):
     import yaml
     from omegaconf import OmegaConf
 
