@@ -11,6 +11,7 @@ from rich.table import Table
 
 from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.cli._common import (
+    SPEC,
     BackendOption,
     FormatOption,
     GraderOptions,
@@ -24,7 +25,10 @@ from truegrade.cli._common import (
     fail,
     load_rows,
     out_console,
+    output_path,
     progress_bar,
+    references_needed,
+    write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader
 
@@ -67,7 +71,7 @@ def audit_command(
             help="Items (prompt, reference), optionally with responses grouped by 'group'."
         ),
     ],
-    grader: Annotated[str, typer.Option("--grader", "-g", help="Grader spec.")],
+    grader: Annotated[str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")],
     option: GraderOptions = [],
     checks: Annotated[
         str | None, typer.Option(help=f"Comma-separated checks (default all: {', '.join(CHECKS)}).")
@@ -86,7 +90,9 @@ def audit_command(
     ray_address: RayAddressOption = None,
     fmt: FormatOption = "auto",
     out: OutOption = None,
-    md: Annotated[Path | None, typer.Option(help="Write the flagged items as Markdown.")] = None,
+    md: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Write the flagged items as Markdown.")
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Flag unsound items: failing or unreadable references, rejected equivalents, flaky
@@ -95,7 +101,7 @@ def audit_command(
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
-    rows = load_rows(data, fmt=fmt, limit=limit)
+    rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("auditing", total=None)
         report = audit_items(
@@ -111,8 +117,8 @@ def audit_command(
     for check, status in report.checks.items():
         out_console.print(f"  {check}: {status}", highlight=False)
     if out is not None:
-        out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.model_dump(), indent=2) + "\n")
         out_console.print(f"report: {out}", highlight=False)
     if md is not None:
-        md.write_text(report.markdown())
+        write_text_file(md, report.markdown())
         out_console.print(f"markdown: {md}", highlight=False)

@@ -11,7 +11,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from truegrade.cli._common import err_console, fail, out_console, user_errors
+from truegrade.cli._common import (
+    err_console,
+    fail,
+    out_console,
+    output_path,
+    user_errors,
+    write_text_file,
+)
 from truegrade.core import DataError
 from truegrade.lc import (
     BiasReport,
@@ -75,7 +82,9 @@ def lc_command(
             "compare against several), or another model to report LC win rates against."
         ),
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
     control: Annotated[
         list[str],
         typer.Option(
@@ -171,7 +180,7 @@ def lc_command(
         out_console.print(bias_table(found, title="judge bias"))
         result["bias"] = found.to_dict()
     if out is not None:
-        out.write_text(json.dumps(result, indent=2, default=_json_default) + "\n")
+        write_text_file(out, json.dumps(result, indent=2, default=_json_default) + "\n")
         err_console.print(f"written: {out}")
 
 
@@ -218,7 +227,9 @@ def bias_command(
     baseline: Annotated[
         str | None, typer.Option(help="The baseline, when pairwise verdicts have several.")
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
     by_model: Annotated[
         bool, typer.Option(help="Also show P(prefers longer) per model (or judge).")
     ] = False,
@@ -247,5 +258,5 @@ def bias_command(
             table.add_row(name, _estimate(estimate))
         out_console.print(table)
     if out is not None:
-        out.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.to_dict(), indent=2) + "\n")
         err_console.print(f"written: {out}")
