@@ -33,7 +33,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if isinstance(row, dict):
                     yield number, row
             return
-    yield from read_rows(path)
+    yield from read_rows(path, what="training log")
 
 
 def _key_number(alert: dict[str, Any]) -> str:

@@ -264,7 +264,7 @@ def meta_command(
             fail("give an evaluator (--spec / --judge-*) or --verdicts, not both")
         made = []
         with user_errors():
-            for line, record in read_rows(verdicts):
+            for line, record in read_rows(verdicts, what="verdicts file"):
                 require_fields(record, ("met",), "verdict", path=verdicts, line=line)
                 met = record["met"]
                 if met is not None and not isinstance(met, bool):

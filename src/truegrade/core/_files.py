@@ -124,7 +124,7 @@ over a 20 MB scalar, libyaml under a second. Both build only plain data."""
 
 def _yaml(text: str, what: str, path: str | Path) -> Any:
     try:
-        return yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - CSafeLoader or SafeLoader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         problem = " ".join(str(exc.problem or exc.context or "malformed").split())

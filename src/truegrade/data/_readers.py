@@ -72,6 +72,7 @@ def read_rows(
     path: str | Path,
     *,
     on_bad_row: Callable[[BadRow], None] | None = None,
+    what: str = "data file",
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, row)`` for each row of a JSONL, JSON-array or Parquet file.
 
@@ -80,19 +81,20 @@ def read_rows(
     Args:
         path: The file; ``.gz`` is decompressed transparently.
         on_bad_row: Called with each unreadable row instead of raising; the row is skipped.
+        what: What the file is, for messages (``training log``, ``verdicts``, ...).
 
     Raises:
         DataError: the file is missing, or a row is malformed and no ``on_bad_row`` was given.
     """
-    p = check_file(path, "data file")
+    p = check_file(path, what)
     kind = _kind(p)
     if kind == "parquet":
-        yield from _parquet_rows(p)
+        yield from _parquet_rows(p, what)
         return
     if kind == "json":
-        yield from _json_array_rows(p, on_bad_row)
+        yield from _json_array_rows(p, on_bad_row, what)
         return
-    yield from _jsonl_rows(p, on_bad_row)
+    yield from _jsonl_rows(p, on_bad_row, what)
 
 
 def _bad(path: Path, line: int, why: str, on_bad_row: Callable[[BadRow], None] | None) -> None:
@@ -102,9 +104,9 @@ def _bad(path: Path, line: int, why: str, on_bad_row: Callable[[BadRow], None] |
 
 
 def _jsonl_rows(
-    path: Path, on_bad_row: Callable[[BadRow], None] | None
+    path: Path, on_bad_row: Callable[[BadRow], None] | None, what: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open_file(path, "data file", gz=True) as handle:
+    with open_file(path, what, gz=True) as handle:
         try:
             for number, raw in enumerate(handle, start=1):
                 if not raw.strip():
@@ -138,11 +140,11 @@ def _jsonl_rows(
 
 
 def _json_array_rows(
-    path: Path, on_bad_row: Callable[[BadRow], None] | None
+    path: Path, on_bad_row: Callable[[BadRow], None] | None, what: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    data = read_json(path, "data file", gz=True)
+    data = read_json(path, what, gz=True)
     if not isinstance(data, list):
-        raise DataError("a .json data file must hold a list of row objects", path=str(path))
+        raise DataError(f"{what} (.json) must hold a list of row objects", path=str(path))
     for number, row in enumerate(data, start=1):
         if not isinstance(row, dict):
             _bad(path, number, f"item {number} is {type(row).__name__}, not an object", on_bad_row)
@@ -150,18 +152,18 @@ def _json_array_rows(
         yield number, row
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _parquet_rows(path: Path, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
         raise DataError(f"reading Parquet needs pyarrow ({exc})", path=str(path)) from None
-    with open_file(path, "data file") as handle:
+    with open_file(path, what) as handle:
         try:
             parquet = pq.ParquetFile(handle)
         except Exception as exc:
             why = " ".join(str(exc).split())
             raise DataError(
-                f"data file is not a readable Parquet file: {why}", path=str(path)
+                f"{what} is not a readable Parquet file: {why}", path=str(path)
             ) from None
         number = 0
         try:
@@ -172,7 +174,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         except Exception as exc:  # pyarrow raises its own ArrowException family on corrupt pages
             why = " ".join(str(exc).split())
             raise DataError(
-                f"data file cannot be read: {why}", path=str(path), line=number + 1
+                f"{what} cannot be read: {why}", path=str(path), line=number + 1
             ) from None
 
 
