@@ -182,7 +182,7 @@ def code_hacks(problem: dict[str, Any]) -> dict[str, str]:
 
 def _problems(data: Path) -> list[dict[str, Any]]:
     problems = []
-    for line, row in read_rows(data):
+    for line, row in read_rows(data, what="HumanEval file"):
         require_fields(row, _HUMANEVAL_FIELDS, "HumanEval problem", path=data, line=line)
         if not all(isinstance(row[name], str) for name in _HUMANEVAL_FIELDS):
             raise DataError("HumanEval problem fields must be text", path=str(data), line=line)
