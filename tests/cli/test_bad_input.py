@@ -6,7 +6,8 @@ argument or option typed ``Path`` is a file the command reads, unless its callba
 ``output_path`` (a file it writes); an option whose metavar is ``SPEC`` takes a grader spec. A
 command added later is covered without being listed here. What it cannot guess is which other
 arguments make a command runnable: ``RUNNABLE`` holds that, one small entry per command, and
-``test_every_file_parameter_is_runnable`` fails when a command or a file parameter has none.
+``test_every_file_parameter_is_runnable`` fails when a command or a file parameter has none. The
+entry also lists, with reasons, the few kinds of "bad" input that are valid for a parameter.
 
 Each case replaces one file parameter of a runnable invocation with one bad input, generated
 here from the good file it replaces: missing, empty, a directory, a FIFO, binary bytes, a
@@ -463,10 +464,6 @@ BY_SUFFIX = {
 }
 
 
-def _spec_file(name: str, data: bytes | None) -> Callable[[Path, Path | None], str]:
-    return _file(name, data)
-
-
 def _python(source: bytes, ref: str) -> Callable[[Path, Path | None], str]:
     def make(where: Path, _good: Path | None) -> str:
         (where / "reward.py").write_bytes(source)
@@ -477,19 +474,19 @@ def _python(source: bytes, ref: str) -> Callable[[Path, Path | None], str]:
 
 SPECS = [
     Bad("unknown_name", lambda where, good: "no-such-grader"),
-    Bad("missing_yaml", _spec_file("spec.yaml", None)),
-    Bad("empty_yaml", _spec_file("spec.yaml", b"")),
+    Bad("missing_yaml", _file("spec.yaml", None)),
+    Bad("empty_yaml", _file("spec.yaml", b"")),
     Bad("directory_yaml", _directory),
     Bad("fifo_yaml", _fifo),
-    Bad("binary_yaml", _spec_file("spec.yaml", BINARY)),
-    Bad("not_utf8_yaml", _spec_file("spec.yaml", b'type: "ex\xffact"\n')),
-    Bad("not_yaml", _spec_file("spec.yaml", b"type: [unclosed\n")),
-    Bad("list_yaml", _spec_file("spec.yaml", b"- exact\n- math\n")),
-    Bad("no_type", _spec_file("spec.yaml", b"normalize: [lower]\n")),
-    Bad("unknown_type", _spec_file("spec.yaml", b"type: no-such-grader\n")),
-    Bad("unknown_option", _spec_file("spec.yaml", b"type: exact\nno_such_option: 1\n")),
-    Bad("binary_json", _spec_file("spec.json", BINARY)),
-    Bad("not_json", _spec_file("spec.json", b"{type: exact")),
+    Bad("binary_yaml", _file("spec.yaml", BINARY)),
+    Bad("not_utf8_yaml", _file("spec.yaml", b'type: "ex\xffact"\n')),
+    Bad("not_yaml", _file("spec.yaml", b"type: [unclosed\n")),
+    Bad("list_yaml", _file("spec.yaml", b"- exact\n- math\n")),
+    Bad("no_type", _file("spec.yaml", b"normalize: [lower]\n")),
+    Bad("unknown_type", _file("spec.yaml", b"type: no-such-grader\n")),
+    Bad("unknown_option", _file("spec.yaml", b"type: exact\nno_such_option: 1\n")),
+    Bad("binary_json", _file("spec.json", BINARY)),
+    Bad("not_json", _file("spec.json", b"{type: exact")),
     Bad("missing_python", lambda where, good: str(where / "absent.py:reward")),
     Bad("binary_python", _python(BINARY, "reward")),
     Bad(

@@ -57,7 +57,7 @@ def test_spec_file_errors_are_clear(tmp_path):
         load_grader(str(tmp_path / "missing.yaml"))
     bad = tmp_path / "bad.yaml"
     bad.write_text("type: [unclosed")
-    with pytest.raises(SpecError, match=r"bad.yaml:1: grader spec is not YAML: .*\(column \d+\)"):
+    with pytest.raises(SpecError, match=r"bad.yaml:\d+: grader spec is not YAML: .*\(column \d+\)"):
         load_grader(str(bad))
     nameless = tmp_path / "nameless.yaml"
     nameless.write_text("normalize: [lower]\n")
