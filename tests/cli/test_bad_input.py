@@ -439,6 +439,8 @@ BINARY = bytes(range(256)) * 64
 
 COMMON = [
     Bad("missing", _file("", None)),
+    # a name the terminal's markup must not eat: the line still has to show it
+    Bad("missing_odd_name", lambda where, good: str(where / f"[red]{good.name if good else 'x'}")),
     Bad("empty", _file("", b"")),
     Bad("directory", _directory),
     Bad("fifo", _fifo),

@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -55,12 +56,13 @@ err_console = Console(stderr=True)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``error: message`` to stderr as one line (never wrapped, whatever the terminal's
-    width, so a log or a script sees it whole) and exit with ``code``."""
+    width, so a log or a script sees it whole; file names and quoted values are never read as
+    markup) and exit with ``code``."""
     one_line = " ".join(message.split())
     if len(one_line) > _LONGEST_ERROR:  # a hostile 20 MB value quoted in a message
         one_line = f"{one_line[: _LONGEST_ERROR // 2]} ... {one_line[-_LONGEST_ERROR // 4 :]}"
     err_console.print(
-        f"[bold red]error:[/] {one_line}", highlight=False, markup=True, soft_wrap=True
+        f"[bold red]error:[/] {escape(one_line)}", highlight=False, markup=True, soft_wrap=True
     )
     raise typer.Exit(code)
 
@@ -103,7 +105,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except TruegradeError as exc:
-        fail(str(exc).replace("[", "\\["))
+        fail(str(exc))
 
 
 def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:

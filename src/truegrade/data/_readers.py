@@ -186,7 +186,8 @@ def count_rows(path: str | Path) -> int | None:
         if kind == "parquet":
             import pyarrow.parquet as pq
 
-            return int(pq.ParquetFile(p).metadata.num_rows)
+            with open_file(p, "data file") as handle:
+                return int(pq.ParquetFile(handle).metadata.num_rows)
         if kind == "json":
             return None
         with open_file(p, "data file", gz=True) as handle:
