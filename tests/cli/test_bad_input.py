@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -137,7 +138,7 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
     "prefs": ("prefs.csv", _prefs_csv),
     "leaderboard": (
         "leaderboard.csv",
-        lambda: b"model,length_controlled_winrate\nm0,40.0\nm1,50.0\nm2,60.0\n",
+        lambda: b"model,win_rate,length_controlled_winrate\nm0,41,40\nm1,52,50\nm2,63,60\n",
     ),
     "log": (
         "log.jsonl",
@@ -186,6 +187,8 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
 # runs until stopped, so its cases run in a child process. "accepts": bad-input kinds that are
 # valid for a parameter (exit 0 is right; for a serving command the case is not run). "slow":
 # kinds not run for a parameter, each with the reason (kept to what the run time forces).
+# "no_control": why the setup is not also run on good input (test_every_setup_runs_on_good_input).
+BENCHMARK = "a benchmark times full runs of both contenders; its bad-input cases stop before that"
 RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "grade": [{"data": "@rows", "grader": "exact", "out": "@out:grades.jsonl", "quiet": True}],
     "attack": [
@@ -245,7 +248,9 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "accepts": {"config": {"fields_missing"}},
         }
     ],
-    "bench engine": [{"items": "100", "repeats": "1", "workers": "1", "out": "@out"}],
+    "bench engine": [
+        {"items": "100", "repeats": "1", "workers": "1", "out": "@out", "no_control": BENCHMARK}
+    ],
     # a 20 MB answer is valid; Math-Verify (the anchor) spends its own timeouts on it, ~45 s
     # that time the anchor, not truegrade
     "bench math": [
@@ -254,17 +259,42 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "workers": "1",
             "repeats": "1",
             "out": "@out",
+            "no_control": BENCHMARK,
             "slow": {"data": {"huge_field"}},
         }
     ],
     "bench goodhart": [
-        {"samples": "100", "prompts": "2", "repeats": "1", "resamples": "10", "out": "@out"}
+        {
+            "samples": "100",
+            "prompts": "2",
+            "repeats": "1",
+            "resamples": "10",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
     ],
     "bench serve": [
-        {"requests": "100", "concurrency": "1", "batch": "1", "workers": "1", "out": "@out"}
+        {
+            "requests": "100",
+            "concurrency": "1",
+            "batch": "1",
+            "workers": "1",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
     ],
-    "bench code": [{"data": "@humaneval", "workers": "1", "repeats": "1", "out": "@out"}],
-    "bench judge": [{"items": "50", "repeats": "1", "concurrency": "1", "out": "@out"}],
+    "bench code": [
+        {
+            "data": "@humaneval",
+            "workers": "1",
+            "repeats": "1",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
+    ],
+    "bench judge": [
+        {"items": "50", "repeats": "1", "concurrency": "1", "out": "@out", "no_control": BENCHMARK}
+    ],
     "rubric lint": [
         {
             "rubric": "@rubric",
@@ -290,7 +320,7 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
 }
 
 
-_NOT_PARAMETERS = {"serves", "accepts", "slow"}
+_NOT_PARAMETERS = {"serves", "accepts", "slow", "no_control"}
 
 # ---------------------------------------------------------------------------------------------
 # Walking the app.
@@ -647,11 +677,19 @@ class Child:
         return proc
 
     def run(self, argv: list[str], *, deadline_s: float = DEADLINE_S) -> Outcome:
+        self.send(argv)
+        return self.wait(deadline_s)
+
+    def send(self, argv: list[str]) -> None:
+        """Start ``argv`` in the child (started first if there is none)."""
         if self.proc is None or self.proc.poll() is not None:
             self.proc = self._start()
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(argv) + "\n")
         self.proc.stdin.flush()
+
+    def wait(self, deadline_s: float) -> Outcome:
+        """The outcome of the case sent, or a hang (the group killed) after ``deadline_s``."""
         try:
             reply = json.loads(self.replies.get(timeout=deadline_s))
         except queue.Empty:
@@ -770,6 +808,50 @@ def test_bad_input_gets_one_line_and_exit_2(command: str, param: str, bad: Bad, 
 
 
 # ---------------------------------------------------------------------------------------------
+# Bad command lines: an option no command has, and a grader option the grader does not have.
+
+
+def _setup_or_bare(command: str) -> dict[str, Any]:
+    return RUNNABLE.get(command, [{}])[0]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS), ids=lambda c: c.replace(" ", "-"))
+def test_an_unknown_option_is_a_usage_error(command: str, tmp_path: Path):
+    # click refuses it before the command starts (a serving command never serves): status 2,
+    # the usage line and the option named, no traceback
+    argv = [*_argv(command, _setup_or_bare(command), tmp_path, ("", "")), "--no-such-option"]
+    outcome = _in_process(argv)
+    assert not outcome.hung and outcome.crash is None, f"{argv}: {outcome.crash!r}"
+    assert outcome.exit_code == 2, f"{argv}: exit {outcome.exit_code}\n{outcome.stderr}"
+    assert "Traceback" not in outcome.stdout + outcome.stderr
+    assert "--no-such-option" in outcome.stderr
+
+
+def _spec_setup(command: str) -> dict[str, Any] | None:
+    """The first setup of ``command`` that names a spec (its ``--option``s go to that spec)."""
+    return next((s for s in RUNNABLE.get(command, []) if {"grader", "spec"} & set(s)), None)
+
+
+SPEC_OPTIONS = sorted(
+    command
+    for command, cmd in COMMANDS.items()
+    if "option" in {p.name for p in cmd.params} and _spec_setup(command) is not None
+)
+
+
+@pytest.mark.parametrize("command", SPEC_OPTIONS, ids=lambda c: c.replace(" ", "-"))
+def test_a_grader_option_the_grader_lacks_is_named(command: str, tmp_path: Path):
+    # `-o KEY=VALUE` with a KEY the grader does not take: one line naming it, before any work
+    # (a serving command runs in the child, so serving instead of refusing shows as a hang)
+    setup = _spec_setup(command)
+    assert setup is not None
+    argv = [*_argv(command, setup, tmp_path, ("", "")), "--option", "no_such_key=1"]
+    outcome = CHILD.run(argv) if setup.get("serves") else _in_process(argv)
+    problems = _problems(Bad("cli_option", _file("", None)), "no_such_key", outcome)
+    assert not problems, f"truegrade {' '.join(argv)}\n{'; '.join(problems)}\n{outcome.stderr}"
+
+
+# ---------------------------------------------------------------------------------------------
 # The table keeps up with the app.
 
 
@@ -783,10 +865,36 @@ def test_every_file_parameter_is_runnable():
         "these file parameters have no runnable setup in RUNNABLE (add the arguments that make "
         f"the command run): {missing}"
     )
+    no_spec = sorted(
+        c
+        for c, cmd in COMMANDS.items()
+        if "option" in {p.name for p in cmd.params} and _spec_setup(c) is None
+    )
+    assert not no_spec, f"these take --option but no setup names their spec: {no_spec}"
     for command, setups in RUNNABLE.items():
         names = {p.name for p in COMMANDS[command].params} | _NOT_PARAMETERS
         for setup in setups:
             assert set(setup) <= names, f"{command}: no parameters {set(setup) - names}"
+
+
+CONTROLS = [
+    pytest.param(command, k, id=f"{command.replace(' ', '-')}-{k}")
+    for command, setups in RUNNABLE.items()
+    for k, setup in enumerate(setups)
+    if not setup.get("serves") and "no_control" not in setup
+]
+
+
+@pytest.mark.parametrize(("command", "index"), CONTROLS)
+def test_every_setup_runs_on_good_input(command: str, index: int, tmp_path: Path):
+    # the control: with nothing broken the setup runs through, so an exit 2 in a case is the
+    # bad input's doing, not a setup that never worked
+    argv = _argv(command, RUNNABLE[command][index], tmp_path, ("", ""))
+    outcome = _in_process(argv)
+    assert outcome.exit_code == 0 and outcome.crash is None, (
+        f"truegrade {' '.join(argv)}\nexit {outcome.exit_code}, {outcome.crash!r}\n"
+        f"--- stderr\n{outcome.stderr[-3000:]}\n--- stdout\n{outcome.stdout[-2000:]}"
+    )
 
 
 def test_the_walk_finds_the_commands_and_their_files():
@@ -812,8 +920,25 @@ def test_a_server_past_its_deadline_is_killed_with_its_group(tmp_path: Path):
     # what a serving case does when the command (rightly, on good input) never returns: the
     # child's whole process group goes, the server and its engine workers with it
     child = Child()
-    argv = _argv("serve", RUNNABLE["serve"][0], tmp_path, ("grader", "exact"))
-    outcome = child.run(argv, deadline_s=20)
+    port = _free_port()
+    argv = _argv("serve", RUNNABLE["serve"][0], tmp_path, ("port", str(port)))
+    child.send(argv)
+    assert _accepts(port, within_s=DEADLINE_S), "the server never came up"
+    outcome = child.wait(deadline_s=0.5)  # it serves on: the deadline passes
     assert outcome.hung
     with pytest.raises(ProcessLookupError):
         os.killpg(STARTED_GROUPS[-1], 0)
+    assert not _accepts(port, within_s=0), "the server outlived its group"
+
+
+def _accepts(port: int, *, within_s: float) -> bool:
+    """Whether something accepts TCP connections on ``port`` (tried until ``within_s``)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        with socket.socket() as sock:
+            sock.settimeout(1)
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)

@@ -120,6 +120,10 @@ def lc_command(
             "track length"
         )
     table = verdicts.table
+    if leaderboard is not None:  # read before the fit: a bad file fails now, not after it
+        with user_errors():
+            published_lc = read_leaderboard(leaderboard)
+            published_raw = read_leaderboard(leaderboard, column="win_rate")
     # a --baseline that is not the verdicts' own: a model to compare against through the fit
     other = baseline if baseline not in (None, table.baseline) else None
     if other is not None and other not in table.model_names:
@@ -154,9 +158,6 @@ def lc_command(
     if against is not None:
         result["lc_win_rate_pct_against"] = {"baseline": other, "win_rates": against}
     if leaderboard is not None:
-        with user_errors():
-            published_lc = read_leaderboard(leaderboard)
-            published_raw = read_leaderboard(leaderboard, column="win_rate")
         lc_check = compare_to_leaderboard(report, published_lc, exclude=exclude)
         raw_check = compare_to_leaderboard(
             report, published_raw, column="win_rate_pct", exclude=exclude

@@ -61,11 +61,15 @@ _TEXT_COVARIATES = {"markdown_lists": markdown_list_items, "markdown_headers": m
 def _records(path: Path, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
     text = read_text(path, what, gz=True)
     if path.name.removesuffix(".gz").endswith(".csv"):
+        # strict: a quote left open would otherwise swallow the rest of the file as one field
+        rows = csv.DictReader(io.StringIO(text), strict=True)
         try:
-            for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+            for line, row in enumerate(rows, start=2):
                 yield line, dict(row)
         except csv.Error as exc:
-            raise DataError(f"{what} is not CSV: {exc}", path=str(path)) from None
+            raise DataError(
+                f"{what} is not CSV: {exc}", path=str(path), line=rows.line_num
+            ) from None
         return
     if text.lstrip().startswith("["):
         data = parse_json(text, what, path=path)
@@ -225,7 +229,8 @@ def read_leaderboard(
     """One published number per model from a leaderboard CSV (first column: the model)."""
     p = Path(path)
     out: dict[str, float] = {}
-    reader = csv.reader(io.StringIO(read_text(p, "leaderboard", gz=True)))
+    # strict: an unclosed quote is an error, not a last row that silently holds the rest
+    reader = csv.reader(io.StringIO(read_text(p, "leaderboard", gz=True)), strict=True)
     try:
         header = next(reader)
         if column not in header:
