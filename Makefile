@@ -8,9 +8,17 @@ STAMP  := $(VENV)/.installed
 # bare `torch` to a CUDA build of several GB (`make TORCH=torch` leaves the choice to pip).
 TORCH  ?= torch==2.13.0
 
-.PHONY: install demo test lint typecheck pytest bench clean
+# The system packages come first (scripts/system-deps.sh holds the list): installed when run as
+# root with apt, else one line naming them and the command to run, before anything is built.
+# `make test` and `make pytest` check for the suite's packages, every other goal for the demo's.
+DEPS   := $(if $(filter test pytest,$(MAKECMDGOALS)),test,demo)
 
-$(STAMP): pyproject.toml
+.PHONY: system-deps install demo test lint typecheck pytest bench clean
+
+system-deps:
+	@PYTHON='$(PYTHON)' bash scripts/system-deps.sh $(DEPS)
+
+$(STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet '$(TORCH)'

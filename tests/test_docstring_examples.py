@@ -17,6 +17,7 @@ MODULES = [
     "truegrade.graders.reward_model._scale",
     "truegrade.graders.rubric._format",
     "truegrade.graders.rubric._grader",
+    "truegrade.integrations.verl",
     "truegrade.rubric._aggregate",
     "truegrade.stats._agreement",
     "truegrade.stats._bootstrap",

@@ -176,7 +176,7 @@ def test_the_attack_command_end_to_end(tmp_path):
     report = AttackReport.model_validate(json.loads(out.read_text()))
     assert report.items == 5 and report.exploitability.items_exploited == 5
     listing = subprocess.run(
-        [sys.executable, "-m", "truegrade", "attack", "x", "--list"],
+        [sys.executable, "-m", "truegrade", "attack", "--list"],  # as the docs show it
         capture_output=True,
         text=True,
         timeout=60,

@@ -147,7 +147,7 @@ def _chromium() -> str | None:
     )
 
 
-@pytest.mark.skipif(_chromium() is None, reason="needs Chromium (CI installs Debian's chromium)")
+@pytest.mark.system_tool("chromium", "chromium-browser", "google-chrome", package="chromium")
 @pytest.mark.parametrize(("name", "colour"), [("naive", (192, 57, 43)), ("math", (46, 125, 79))])
 def test_the_html_renders_in_a_browser_with_the_verdict_on_top(arith_cards, tmp_path, name, colour):
     from PIL import Image

@@ -269,6 +269,7 @@ def test_random_mixes_of_hostile_items_always_settle_exactly(seed):
             assert outcome.failure == expected[payload], (payload, outcome)
 
 
+@pytest.mark.system_tool("taskset", package="util-linux")
 def test_workers_default_to_the_cores_this_process_may_use():
     cores = len(os.sched_getaffinity(0))
     assert default_worker_count() == cores

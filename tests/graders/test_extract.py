@@ -55,3 +55,64 @@ def test_hostile_inputs_finish(hostile):
     # linear-time by construction: a quadratic pattern would not finish under the timeout
     found = final_answers(hostile)
     assert len(found.statements) <= 64
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("Answer $ 9 $", "9"),
+        ("Answer \\[ \n 9 \n \\]", "9"),
+        ("Therefore $x \\geq 5$ is the solution.", "x \\geq 5"),
+        ("$28$ %", "28 \\%"),
+        ("28 percent", "28 percent"),
+        ("1,000.99$", "\\$1,000.99"),
+        ("Answer $5$ or 6.", None),  # a digit outside the one span
+        ("Answer $5$ or $6$.", None),  # two spans
+        ("Answer $ \n 9 \n $", None),  # an inline span does not cross a line
+        ("I computed 5 and I'm confident.", None),
+        ("Compute $\\frac{1}{2}+\\frac{1}{3}$.", None),  # an echoed instruction
+        ("What is $2+3$?", None),  # an echoed question
+        ("Simplify: $\\frac{2}{4}$", None),
+        ("Nice $5$ there", None),  # no concluding word
+        ("$9$", "9"),
+        ("We find that $x \\lt 3$.", "x \\lt 3"),
+        (
+            "Special matrix: $ \\begin{pmatrix}1 \\end{pmatrix} $",
+            "\\begin{pmatrix}1 \\end{pmatrix}",
+        ),
+        ("$5", "\\$5"),  # one unpaired dollar sign is currency
+    ],
+)
+def test_a_short_response_states_its_one_math_span_or_lone_number(text, statement):
+    found = final_answers(text, short=True)
+    assert found.statements == ((statement,) if statement else ())
+    assert final_answers(text).statements == ()  # only when the caller asks
+
+
+def test_an_answer_line_written_as_a_sentence_states_what_follows_is():
+    found = final_answers("Final Answer: The largest $n$ is 34.", short=True)
+    assert found.statements == ("34",)
+    assert final_answers("Answer: x = 3 is 4", short=True).statements == ("x = 3 is 4",)
+
+
+@pytest.mark.timeout(20)
+def test_sentence_answer_lines_stay_linear():
+    found = final_answers("Answer: " + "this is " * 50_000 + "5", short=True)
+    assert found.statements == ("5",)
+
+
+def test_a_final_answer_run_on_after_the_solution_counts_mid_line():
+    text = (
+        "so 5 x 6 x 4 = 120. Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct."
+    )
+    assert final_answers(text, short=True).statements == ("120",)
+    assert final_answers(text).statements == ()  # only when the caller asks
+    hedge = "x\n**Final Answer:** 7\nso Final answer: 8"
+    assert final_answers(hedge, short=True).statements == ("7", "8")
+
+
+def test_the_cheap_answer_word_scan_misses_nothing_the_patterns_match():
+    # the line patterns match case-insensitively, so "ANSWER" and a long s (U+017F) still count
+    assert final_answers("\\boxed{5}\nFINAL ANSWER: 3").statements == ("5", "3")
+    assert final_answers("\\boxed{5}\nFinal an\u017fwer: 3").statements == ("5", "3")
+    assert final_answers("\\boxed{5}\n#### 3").statements == ("5", "3")

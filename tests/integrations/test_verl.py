@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import concurrent.futures
 
+import pytest
+
 from truegrade.integrations import verl
 
 
@@ -32,3 +34,23 @@ def test_batch_entry_point_and_grader_choice(monkeypatch):
     monkeypatch.setenv("TRUEGRADE_GRADER", "exact")
     assert verl.compute_score("x", "nothing", "nothing")["acc"] is True
     assert verl.compute_score("x", "\\boxed{7}", "7", grader="math")["acc"] is True
+
+
+def test_each_entry_point_refuses_the_other_managers_call():
+    with pytest.raises(TypeError, match="name=compute_score"):
+        verl.compute_score_batch(data_source="x", solution_str="\\boxed{1}", ground_truth="1")
+    with pytest.raises(TypeError, match="compute_score_batch"):
+        verl.compute_score(solution_strs=["\\boxed{1}"], ground_truths=["1"])
+
+
+def test_check_config_reads_plain_mappings():
+    good = {
+        "reward": {"custom_reward_function": {"path": verl.__file__, "name": "compute_score"}},
+        "custom_reward_function": {"path": None, "name": None},
+    }
+    verl.check_config(good)
+    legacy = {**good, "sandbox_fusion": {"url": "http://127.0.0.1:1"}}
+    with pytest.raises(
+        ValueError, match=r"sandbox_fusion.url=.* \(set reward.sandbox_fusion.url\)"
+    ):
+        verl.check_config(legacy)

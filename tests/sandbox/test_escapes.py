@@ -33,7 +33,15 @@ TIMEOUT_S = 1.5
 CHECK = "print(sum(map(int, input().split())))"
 
 
-@pytest.fixture(scope="module", params=list(CONFIGS))
+BWRAP = pytest.mark.system_tool("bwrap", package="bubblewrap")
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(name, marks=[BWRAP] if name.startswith("bwrap") else []) for name in CONFIGS
+    ],
+)
 def box(request):
     if request.param == "native" and not landlock_abi():
         pytest.skip("the native fallback refuses to run without Landlock, which this kernel lacks")

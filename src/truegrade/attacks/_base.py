@@ -26,9 +26,10 @@ __all__ = [
     "attacks_for",
 ]
 
-KINDS = ("math", "code", "text")
+KINDS = ("math", "code", "text", "instructions")
 """Families of graders the library targets: final-answer graders (``math``, ``numeric``,
-``exact``...), code graders, and free-text graders (judges, rubrics, reward models)."""
+``exact``...), code graders, free-text graders (judges, rubrics, reward models), and
+instruction-following graders (IFEval constraints)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
 
 def _load_library() -> None:
     # importing the modules registers their attacks
-    from truegrade.attacks import _code, _math, _text  # noqa: F401
+    from truegrade.attacks import _code, _instructions, _math, _text  # noqa: F401
 
 
 def reference_text(sample: Sample) -> str:

@@ -207,7 +207,7 @@ def trailing_garbage(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
         yield Candidate(f"\\boxed{{{core} {d1}}}", "juxtaposed")
 
 
-@attack("master_key", "math", "text")
+@attack("master_key", "math", "text", "instructions")
 def master_key(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
     """Content-free replies (":", "Solution", an empty string...): no answer at all. General LLM
     verifiers have been shown to judge them correct surprisingly often."""
@@ -223,7 +223,7 @@ def master_key(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
         yield Candidate(key, repr(key))
 
 
-@attack("echo_prompt", "math", "text")
+@attack("echo_prompt", "math", "text", "instructions")
 def echo_prompt(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
     """The prompt repeated back: it restates the question and answers nothing. Graders that
     look for the numbers or keywords of the question are fooled."""

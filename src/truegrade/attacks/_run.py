@@ -36,6 +36,7 @@ __all__ = ["infer_kind", "is_rewarded", "reference_response", "run_attacks"]
 _MATH_GRADERS = {"math", "numeric", "exact", "choice"}
 _CODE_GRADERS = {"code"}
 _TEXT_GRADERS = {"judge", "rubric", "reward_model", "regex", "json"}
+_INSTRUCTION_GRADERS = {"instructions"}
 
 
 def is_rewarded(grade: Grade, threshold: float) -> bool:
@@ -58,8 +59,14 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
             return "code"
         if kind in _TEXT_GRADERS:
             return "text"
+        if kind in _INSTRUCTION_GRADERS:
+            return "instructions"
     for sample in samples[:50]:
         ref: Any = sample.reference
+        if "instruction_id_list" in sample.metadata or (
+            isinstance(ref, dict) and "instruction_id_list" in ref
+        ):
+            return "instructions"
         if isinstance(ref, dict) and ({"entry_point", "cases", "stdio", "check"} & set(ref)):
             return "code"
         if isinstance(ref, (dict, list)):
@@ -72,7 +79,7 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
 def reference_response(sample: Sample, kind: str) -> str | None:
     """The item's own reference written as a response (a control any sound grader passes):
     ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text or,
-    for rubrics, the item's ideal answer (``metadata.ideal``)."""
+    for rubrics and instruction-following items, the item's ideal answer (``metadata.ideal``)."""
     gold = reference_text(sample)
     if kind == "math":
         return f"The answer is \\boxed{{{gold}}}." if gold else None
@@ -116,7 +123,7 @@ def run_attacks(
     Args:
         grader: Any grader (``grade_batch``).
         samples: Items to attack (prompt and reference; any response is ignored).
-        kind: ``math``, ``code`` or ``text``; inferred when None.
+        kind: ``math``, ``code``, ``text`` or ``instructions``; inferred when None.
         attacks: Attack names to run (default: every non-hostile attack for ``kind``).
         hostile: Also run attacks built to hang or escape (denial of service, fork bombs).
         threshold: A score above it counts as rewarded (a pass always does).

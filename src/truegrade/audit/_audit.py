@@ -110,7 +110,7 @@ def audit_items(
     Args:
         grader: Any grader.
         samples: Rows: prompt and reference, optionally responses, labels and ``metadata.model``.
-        kind: ``math``, ``code`` or ``text`` (inferred when None).
+        kind: ``math``, ``code``, ``text`` or ``instructions`` (inferred when None).
         checks: Which checks to run (see ``CHECKS``).
         reruns: Gradings of each response for the flakiness check (at least 2 to check).
         threshold: A score above it counts as a pass when a grade has no verdict.

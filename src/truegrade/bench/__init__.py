@@ -5,7 +5,7 @@ from truegrade.bench._engine import run_engine_bench, trivial_task
 from truegrade.bench._goodhart import naive_bon_curve, run_goodhart_bench
 from truegrade.bench._judge import run_judge_bench
 from truegrade.bench._math import DEFAULT_MATH_DATA, MathVerifyTask, load_math_pairs, run_math_bench
-from truegrade.bench._report import BenchReport, Measurement, machine
+from truegrade.bench._report import BenchReport, Measurement, load_average, machine
 from truegrade.bench._serve import naive_reward_app, run_serve_bench
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "Measurement",
     "answers_in_check_order",
     "code_hacks",
+    "load_average",
     "load_math_pairs",
     "machine",
     "naive_bon_curve",

@@ -64,6 +64,26 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _cold_ours_s(rows: list[dict[str, Any]], workers: int) -> float:
+    """Seconds for ``math`` to grade ``rows`` as a run's first batch, workers started in it."""
+    start = time.perf_counter()
+    configure_default_engine(workers=workers)
+    grader = load_grader("math")
+    set_timeout(grader, 5.0)
+    grader.grade_batch(rows)
+    elapsed = time.perf_counter() - start
+    default_engine().close()
+    return elapsed
+
+
+def _cold_anchor_s(pairs: list[tuple[str, str]], workers: int) -> float:
+    """Seconds for Math-Verify to check ``pairs`` as a run's first batch, in new workers."""
+    start = time.perf_counter()
+    with Engine(workers=workers) as engine:
+        engine.map(MathVerifyTask(), pairs, timeout_s=60)
+        return time.perf_counter() - start
+
+
 def run_math_bench(
     *,
     data: Path = DEFAULT_MATH_DATA,
@@ -83,6 +103,8 @@ def run_math_bench(
             "Same pairs, same worker processes, alternating runs; medians of the repeats. "
             "Each half of the problems is timed in fresh workers warmed on the other half: "
             "parsers warm, golds never seen (as mid-way through training).",
+            "Cold: the first batch of a run in new workers, their start, imports and first "
+            "parses included (the anchor first, then ours, in each repeat).",
             "Latency is time per pair inside the worker (p50 / p99 over all repeats).",
         ],
     )
@@ -94,11 +116,18 @@ def run_math_bench(
     for n in workers:
         ours = Measurement(f"truegrade math, {n} worker{'s' * (n > 1)}", False, [])
         anchor = Measurement(f"Math-Verify parse+verify, {n} worker{'s' * (n > 1)}", True, [])
+        ours_cold = Measurement(f"truegrade math, {n} worker{'s' * (n > 1)}, cold", False, [])
+        anchor_cold = Measurement(
+            f"Math-Verify parse+verify, {n} worker{'s' * (n > 1)}, cold", True, []
+        )
         ours_latency: list[float] = []
         anchor_latency: list[float] = []
         for r in range(repeats):
             if progress:
                 progress(f"{n} worker(s): repeat {r + 1}/{repeats}")
+            # cold: the first batch of a run, worker start and imports included
+            anchor_cold.samples.append(len(pairs) / _cold_anchor_s(pairs, n) / n)
+            ours_cold.samples.append(len(pairs) / _cold_ours_s(rows, n) / n)
             # a training run mid-way: long-lived workers whose parsers are warm, and golds they
             # have never seen. So each half of the problems is timed in fresh workers warmed on
             # the other half: no repeat finds its golds parsed (ours) or its expressions in
@@ -136,8 +165,8 @@ def run_math_bench(
                 "p99_ms": _percentile(lat, 0.99),
                 "mean_ms": statistics.fmean(lat) if lat else float("nan"),
             }
-        report.measurements += [ours, anchor]
-        report.pairs.append((ours.name, anchor.name))
+        report.measurements += [ours, anchor, ours_cold, anchor_cold]
+        report.pairs += [(ours.name, anchor.name), (ours_cold.name, anchor_cold.name)]
         if not agreement:
             ours_ok = [bool(g.passed) for g in grades]
             theirs_ok = [bool(o.value) if o.ok else False for o in outcomes]

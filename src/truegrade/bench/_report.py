@@ -12,11 +12,20 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["BenchReport", "Measurement", "machine"]
+__all__ = ["BenchReport", "Measurement", "load_average", "machine"]
+
+
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages: other work running beside a benchmark
+    changes its numbers, so every report carries them, at its start and at its end."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # pragma: no cover - not every platform keeps them
+        return []
 
 
 def machine() -> dict[str, Any]:
-    """What the numbers were measured on."""
+    """What the numbers were measured on, and how busy it was when the run started."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover
@@ -25,6 +34,7 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(terse=True),
         "cores": cores,
+        "load average at start": load_average(),
     }
 
 

@@ -124,7 +124,7 @@ def build_card(
         samples: The rows: prompts and references; responses and labels where available.
         title: The card's title (default: the grader spec).
         data_name: Where the rows came from, for the record.
-        kind: Attack family (``math``, ``code``, ``text``); inferred when None.
+        kind: Attack family (``math``, ``code``, ``text``, ``instructions``); inferred when None.
         attacks: Attack names (default: every non-hostile one for the kind).
         hostile: Also run denial-of-service, escape and file-tampering attacks.
         unsafe_hostile: Run hostile code attacks even against a grader that does not sandbox

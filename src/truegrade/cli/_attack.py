@@ -144,7 +144,10 @@ def attacker_options(
 
 
 def attack_command(
-    data: Annotated[Path, typer.Argument(help="Items to attack (prompt and reference).")],
+    data: Annotated[
+        Path | None,
+        typer.Argument(help="Items to attack (prompt and reference); not needed with --list."),
+    ] = None,
     grader: Annotated[
         str | None, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec to attack.")
     ] = None,
@@ -199,6 +202,8 @@ def attack_command(
             )
         out_console.print(table)
         return
+    if data is None:
+        fail("give the items to attack: truegrade attack DATA --grader SPEC (or --list)")
     if grader is None:
         fail("--grader is required (or --list to see the attacks)")
     the_grader = load_cli_grader(

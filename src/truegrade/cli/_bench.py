@@ -12,6 +12,7 @@ from rich.markdown import Markdown
 from truegrade.bench import (
     DEFAULT_MATH_DATA,
     BenchReport,
+    load_average,
     run_code_bench,
     run_engine_bench,
     run_goodhart_bench,
@@ -36,10 +37,16 @@ bench_app = typer.Typer(
 
 
 def _emit(report: BenchReport, out: Path | None) -> None:
-    out_console.print(Markdown(f"## {report.title}\n\n" + report.markdown()))
     machine = report.machine
+    machine["load average at end"] = load_average()
+    out_console.print(Markdown(f"## {report.title}\n\n" + report.markdown()))
+    loads = ", ".join(
+        f"{when} {'/'.join(map(str, machine.get(f'load average at {when}') or ['?']))}"
+        for when in ("start", "end")
+    )
     out_console.print(
         f"{machine['cores']} cores, Python {machine['python']}, {machine['platform']}; "
+        f"load average (1/5/15 min) {loads}; "
         + ", ".join(f"{k}={v}" for k, v in report.params.items()),
         highlight=False,
     )

@@ -53,6 +53,7 @@ _BUILTIN: dict[str, str] = {
     "judge": "truegrade.graders.judge:JudgeGrader.from_options",
     "reward_model": "truegrade.graders.reward_model:RewardModelGrader.from_options",
     "rubric": "truegrade.graders.rubric:RubricGrader.from_options",
+    "instructions": "truegrade.graders.instructions:InstructionsGrader.from_options",
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of", "ensemble")
 _registered: dict[str, GraderFactory | str] = {}

@@ -9,7 +9,18 @@ Statements, by strength:
 
 1. explicit: ``\\boxed{...}`` / ``\\fbox{...}``, a line starting ``Answer:`` / ``Final answer:``,
    "the final answer is ...", a GSM8K ``#### ...`` line;
-2. phrased: "the (correct) answer is ...", used only when there is no explicit statement.
+2. phrased: "the (correct) answer is ...", used only when there is no explicit statement;
+3. short (only when the caller asks, as ``math`` does): a short response with no statement of
+   the kinds above whose one math span (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is
+   its only mathematics and whose words conclude ("Therefore $x \\ge 5$ is the solution.", not
+   a question or an instruction echoed from the prompt), or that is one number with an
+   optional currency, unit or percent word ("28 percent"). A digit outside the span, or a second
+   span, and there is no short statement: then the response has no final answer rather than a
+   guessed one, so a hedge cannot hide in the prose.
+
+With the same option, ``Final Answer:`` counts in the middle of a line too (a statement run on
+after the solution), and an ``Answer:`` statement written as a sentence states what follows its
+last "is" ("Final Answer: The largest $n$ is 34." states 34).
 """
 
 from __future__ import annotations
@@ -20,10 +31,12 @@ from dataclasses import dataclass
 __all__ = [
     "FinalAnswers",
     "boxed_contents",
+    "boxed_spans",
     "check_pattern",
     "clean_answer",
     "final_answers",
     "pattern_matches",
+    "short_answer",
 ]
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
@@ -42,6 +55,29 @@ _PHRASE = re.compile(
 _FINAL_PHRASE = re.compile(r"(?i)\bfinal[ \t]+answer[ \t]+is\b[ \t:*]*" + _TO_SENTENCE_END)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 MAX_STATEMENTS = 64
+MAX_SHORT_RESPONSE = 300
+_SPAN_DELIMITERS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
+_LONE_NUMBER = re.compile(
+    r"[ \t]*(\\?\$)?[ \t]*([-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+))[ \t]*"
+    r"(\\?%|\\?\$|[a-zA-Z]{1,12}(?:[ \t]+[a-zA-Z]{1,12})?)?[ \t]*\.?[ \t]*"
+)
+# a short response states an answer only in a concluding sentence, never in a question or an
+# instruction copied from the prompt
+_CONCLUSION = re.compile(
+    r"(?i)\b(?:answer|solution|result|therefore|thus|hence|so|is|are|equals?|gives?"
+    r"|(?:we|i)[ \t]+(?:get|find|have|obtain|found|got))\b|:|="
+)
+_PROMPT_START = re.compile(
+    r"(?i)[ \t*_]*(?:compute|find|simplify|evaluate|express|determine|solve|calculate|let"
+    r"|suppose|given|if|show|prove|what|which|how|write|factor|expand|convert|round|estimate"
+    r"|rationalize|rewrite|list|enter|give|state|sketch)\b"
+)
+_ONLY_UNIT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent|pct)?[ \t.]*", re.IGNORECASE)
+# "... = 120. Final Answer: The volume is 120." (a statement run on after the solution)
+_INLINE_FINAL = re.compile(r"(?i)(?<![a-z])final[ \t]+answer[ \t*_]*[:\uff1a]([^\n]*)")
+_PERCENT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent\b|pct\b)", re.IGNORECASE)
+_COPULA = re.compile(r"(?i)(?<![a-z])is[ \t]+")
+_PROSE_WORD = re.compile(r"[a-zA-Z]{3,}")
 
 
 def boxed_contents(text: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
@@ -50,7 +86,12 @@ def boxed_contents(text: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
     Boxes nested inside a box are part of the outer content. An unclosed box ends the scan.
     At most ``limit`` boxes are returned (more than that is itself a hedge).
     """
-    out: list[str] = []
+    return [content for _, _, content in boxed_spans(text, limit=limit)]
+
+
+def boxed_spans(text: str, *, limit: int = MAX_STATEMENTS) -> list[tuple[int, int, str]]:
+    """``(start, end, content)`` of each top-level box, as ``boxed_contents`` finds them."""
+    out: list[tuple[int, int, str]] = []
     pos = 0
     while len(out) < limit:
         match = _BOX_START.search(text, pos)
@@ -60,7 +101,7 @@ def boxed_contents(text: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
         for brace in _BRACE.finditer(text, match.end()):
             depth += 1 if brace.group() == "{" else -1
             if depth == 0:
-                out.append(text[match.end() : brace.start()])
+                out.append((match.start(), brace.end(), text[match.end() : brace.start()]))
                 pos = brace.end()
                 break
         else:
@@ -110,7 +151,12 @@ class FinalAnswers:
 
 
 def final_answers(
-    text: str, *, boxes: bool = True, lines: bool = True, limit: int = MAX_STATEMENTS
+    text: str,
+    *,
+    boxes: bool = True,
+    lines: bool = True,
+    limit: int = MAX_STATEMENTS,
+    short: bool = False,
 ) -> FinalAnswers:
     """All final-answer statements of the strongest kind present (see the module docstring).
 
@@ -121,15 +167,26 @@ def final_answers(
             ``####`` lines.
         limit: At most this many statements (more is itself a hedge; callers that must see
             every box pass a large limit).
+        short: Also read short responses and sentence-like ``Answer:`` lines (see the module
+            docstring); only with ``lines``.
     """
     explicit: list[str] = (
         [clean_answer(b) for b in boxed_contents(text, limit=limit)] if boxes else []
     )
+    # every line pattern but the hashes needs the word "answer": one cheap scan for it spares the
+    # case-insensitive scans on most responses (casefolded as the patterns' matching is)
+    worded = lines and "answer" in text.casefold()
     if lines:
-        for pattern in (_ANSWER_LINE, _FINAL_PHRASE, _HASHES):
+        patterns = ((_ANSWER_LINE, _FINAL_PHRASE) if worded else ()) + (
+            (_HASHES,) if "####" in text else ()
+        )
+        patterns += (_INLINE_FINAL,) if short and worded else ()
+        for pattern in patterns:
             for match in pattern.finditer(text):
                 if len(explicit) >= limit:
                     break
+                if pattern is _INLINE_FINAL and not _mid_line(text, match.start()):
+                    continue  # at the start of its line: an answer line, counted above
                 body = match.group(1)
                 inner = boxed_contents(body, limit=limit)
                 if inner:
@@ -138,7 +195,10 @@ def final_answers(
                     continue
                 if pattern is not _FINAL_PHRASE and _FINAL_PHRASE.search(body):
                     continue  # "Final Answer: The final answer is 5": counted by the phrase
-                explicit.append(clean_answer(_first_sentence(body)))
+                statement = clean_answer(_first_sentence(body))
+                if short and pattern in (_ANSWER_LINE, _INLINE_FINAL):
+                    statement = _after_copula(statement)
+                explicit.append(statement)
     explicit = [e for e in explicit if e]
     if explicit:
         return FinalAnswers(tuple(explicit), "explicit")
@@ -146,12 +206,89 @@ def final_answers(
         return FinalAnswers((), "none")
     phrased = [
         clean_answer(_first_sentence(m.group(1)))
-        for _, m in zip(range(limit), _PHRASE.finditer(text), strict=False)
+        for _, m in zip(range(limit), _PHRASE.finditer(text) if worded else (), strict=False)
     ]
     phrased = [p for p in phrased if p]
     if phrased:
         return FinalAnswers(tuple(phrased), "phrased")
+    found = short_answer(text) if short else None
+    if found:
+        return FinalAnswers((found,), "short")
     return FinalAnswers((), "none")
+
+
+def _mid_line(text: str, position: int) -> bool:
+    """Text other than markdown stands before ``position`` on its line."""
+    start = text.rfind("\n", max(0, position - MAX_SHORT_RESPONSE), position) + 1
+    return bool(text[start:position].strip(" \t>*_#")) or position - start >= MAX_SHORT_RESPONSE
+
+
+def _after_copula(statement: str) -> str:
+    """``The largest $n$ is 34`` states 34; a statement that is not a sentence is unchanged."""
+    copulas = list(_COPULA.finditer(statement))
+    if not copulas:
+        return statement
+    last = copulas[-1]  # "The value that is asked for is 5": the last "is"
+    subject, value = statement[: last.start()], statement[last.end() :]
+    if "=" in subject or not _PROSE_WORD.search(subject) or not value.strip():
+        return statement
+    return clean_answer(value)
+
+
+def _math_spans(text: str) -> list[tuple[int, int, str]] | None:
+    """``(start, end, content)`` of each math span, or None when a delimiter is left open.
+    An inline span (``$...$``, ``\\(...\\)``) may not cross a line; an escaped ``\\$`` is a
+    dollar sign."""
+    spans: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(text):
+        for left, right in _SPAN_DELIMITERS:
+            if text.startswith(left, i) and not (left == "$" and i > 0 and text[i - 1] == "\\"):
+                end = i + len(left)
+                while True:
+                    end = text.find(right, end)
+                    if end < 0 or right != "$" or text[end - 1] != "\\":
+                        break
+                    end += 1  # \$ inside a span is a dollar sign
+                if end < 0:
+                    return None
+                content = text[i + len(left) : end]
+                if left in ("$", "\\(") and "\n" in content:
+                    return None
+                spans.append((i, end + len(right), content.strip()))
+                i = end + len(right)
+                break
+        else:
+            i += 1
+    return spans
+
+
+def short_answer(text: str) -> str | None:
+    """The one answer a short response states without a statement (the module docstring's
+    third level), or None."""
+    body = text.strip()
+    if not body or len(body) > MAX_SHORT_RESPONSE:
+        return None
+    lone = "\n" not in body and len(re.findall(r"(?<!\\)\$", body)) < 2  # "$9$" is a span
+    match = _LONE_NUMBER.fullmatch(body) if lone else None
+    if match is None:
+        spans = _math_spans(body)
+        if spans is None or len(spans) != 1:
+            return None
+        start, end, content = spans[0]
+        outside = body[:start] + " " + body[end:]
+        if re.search(r"\d", outside) or not content or "?" in body:
+            return None
+        if _PROMPT_START.match(body) or not (
+            _CONCLUSION.search(outside) or _ONLY_UNIT_AFTER.fullmatch(outside)
+        ):
+            return None  # "Compute $\frac12+\frac13$." echoes a question; it answers nothing
+        percent = _PERCENT_AFTER.match(body[end:])
+        return clean_answer(content) + (" \\%" if percent else "")
+    currency, number, suffix = match.groups()
+    if suffix and suffix.lstrip("\\") == "$":
+        currency, suffix = "$", None
+    return ("\\$" if currency else "") + number + (f" {suffix}" if suffix else "")
 
 
 def _first_sentence(text: str) -> str:

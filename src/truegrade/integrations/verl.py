@@ -1,30 +1,62 @@
-"""verl adapter: truegrade graders as verl's ``compute_score`` (per sample or batched).
+"""verl adapter: truegrade graders as verl's ``compute_score``, and a checked launch of its trainer.
 
-Point verl's ``custom_reward_function`` at this file (its path is printed by
-``python -c "import truegrade.integrations.verl as v; print(v.__file__)"``) with
-``name: compute_score``, or ``compute_score_batch`` for verl's batch reward manager. The grader
-comes from the ``grader`` reward kwarg, else the ``TRUEGRADE_GRADER`` environment variable, else
-``math``. verl calls reward functions from threads: the grader is built once per process under a
-lock, and its deadlines are enforced by killing worker processes, never by signals, so nothing
-here breaks (or silently returns 0) off the main thread.
+verl 0.9's trainer scores through its reward loop: ``RewardLoopWorker`` actors load the function
+named by ``reward.custom_reward_function.path`` / ``.name`` and call it once per sample through a
+reward manager (``reward.reward_manager.name``: ``naive``, ``dapo``, ``gdpo``, ``rate_limited``,
+``remote``; there is no ``batch`` manager there). Point ``path`` at this file (its path is printed
+by ``python -c "import truegrade.integrations.verl as v; print(v.__file__)"``) with
+``name: compute_score``. ``compute_score_batch`` serves verl's legacy ``BatchRewardManager``
+(``verl.workers.reward_manager``), which still exists for custom loops.
+
+The grader comes from ``grader`` in ``reward.custom_reward_function.reward_kwargs``, else the
+``TRUEGRADE_GRADER`` environment variable, else ``math``. verl calls reward functions from
+threads: the grader is built once per process under a lock, and its deadlines are enforced by
+killing worker processes, never by signals, so nothing here breaks (or silently returns 0) off the
+main thread.
 
 Every result is a dict with the same keys, which verl logs as metrics: ``score``, ``acc``, and
 0/1 indicators ``grader_error``, ``hedged``, ``no_answer``, ``timeout``.
+
+verl 0.9's ``main_ppo`` keeps the pre-0.9 keys (``custom_reward_function.*``,
+``reward_model.reward_manager``, ...) in its config but no longer reads them: a run configured
+with them scores every sample with verl's built-in function for its ``data_source`` and gets 0
+wherever that function does not apply, without an error. ``check_config`` refuses such a
+configuration, and ``python -m truegrade.integrations.verl OVERRIDES...`` runs verl's trainer
+only after that check (same Hydra overrides as ``python -m verl.trainer.main_ppo``).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from truegrade.core import Flag, Grade, Grader, Sample, load_grader, run_grader
 
-__all__ = ["compute_score", "compute_score_batch", "grader_for"]
+__all__ = ["check_config", "compute_score", "compute_score_batch", "grader_for", "main"]
 
 _lock = threading.Lock()
 _graders: dict[str, Grader] = {}
+
+# The pre-0.9 homes of the reward settings, and where verl 0.9 reads each of them (the mapping of
+# verl's own ``migrate_legacy_reward_impl``, which only its fully-async trainer applies).
+_LEGACY_ROOTS = ("custom_reward_function", "reward_model", "sandbox_fusion")
+_MOVED = {
+    "reward_model.reward_manager": "reward.reward_manager.name",
+    "reward_model.reward_loop_source": "reward.reward_manager.source",
+    "reward_model.reward_loop_module_path": "reward.reward_manager.module.path",
+    "reward_model.reward_loop_class_name": "reward.reward_manager.name",
+    "reward_model.num_workers": "reward.num_workers",
+    "reward_model.reward_kwargs": "reward.reward_kwargs",
+    "reward_model.model.path": "reward.reward_model.model_path",
+}
+# The reward loop's managers call the reward function once per sample.
+_PER_SAMPLE_ARGS = ("solution_str", "ground_truth", "data_source")
+_BATCH_ARGS = ("solution_strs", "ground_truths", "data_sources")
 
 
 def grader_for(spec: str | None = None) -> Grader:
@@ -63,7 +95,17 @@ def compute_score(
     grader: str | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """verl's per-sample reward: grade one solution against its ground truth."""
+    """verl's per-sample reward (the reward loop's managers): grade one solution.
+
+    Raises:
+        TypeError: when called with the batch manager's arguments (``solution_strs``...): the
+            configuration names the wrong entry point, and grading nothing would score 0.
+    """
+    if any(name in kwargs for name in _BATCH_ARGS):
+        raise TypeError(
+            "compute_score was called with a batch (solution_strs, ...): verl's BatchRewardManager "
+            "needs custom_reward_function.name: compute_score_batch"
+        )
     [grade] = run_grader(
         grader_for(grader), [_sample(0, data_source, solution_str, ground_truth, extra_info)]
     )
@@ -78,7 +120,19 @@ def compute_score_batch(
     grader: str | None = None,
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
-    """verl's batch reward manager entry point: one dict per solution, in order."""
+    """verl's legacy ``BatchRewardManager`` entry point: one dict per solution, in order.
+
+    Raises:
+        TypeError: when called with one sample (``solution_str``...), as verl 0.9's reward loop
+            calls every reward function: it needs ``name: compute_score``.
+        ValueError: when the lists differ in length.
+    """
+    if any(name in kwargs for name in _PER_SAMPLE_ARGS):
+        raise TypeError(
+            "compute_score_batch was called with one sample (solution_str, ...), as verl 0.9's "
+            "reward loop calls its reward function: set "
+            "reward.custom_reward_function.name=compute_score"
+        )
     n = len(solution_strs)
     if len(ground_truths) != n:
         raise ValueError(f"{len(ground_truths)} ground truths for {n} solutions")
@@ -88,3 +142,139 @@ def compute_score_batch(
         _sample(i, sources[i], solution_strs[i], ground_truths[i], extras[i]) for i in range(n)
     ]
     return [_result(g) for g in run_grader(grader_for(grader), samples)]
+
+
+def _plain(config: Any) -> dict[str, Any]:
+    """A verl (OmegaConf) config or a mapping as plain dicts, interpolations resolved if they
+    can be."""
+    if isinstance(config, Mapping) and not hasattr(config, "_metadata"):
+        return dict(config)
+    from omegaconf import OmegaConf  # installed with verl, whose configs these are
+
+    try:
+        tree = OmegaConf.to_container(config, resolve=True, throw_on_missing=False)
+    except Exception:  # an interpolation that only resolves inside verl's workers
+        tree = OmegaConf.to_container(config, resolve=False, throw_on_missing=False)
+    if not isinstance(tree, dict):
+        raise TypeError(f"a verl config is a mapping, not {type(config).__name__}")
+    return {str(k): v for k, v in tree.items()}
+
+
+def _leaves(node: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _leaves(value, f"{prefix}.{key}")
+    elif node is not None:
+        yield prefix, node
+
+
+def _new_key(old: str) -> str:
+    for legacy, current in _MOVED.items():
+        if old == legacy or old.startswith(legacy + "."):
+            return current + old[len(legacy) :]
+    if old.startswith("reward_model."):
+        return "reward.reward_model." + old[len("reward_model.") :]
+    return "reward." + old
+
+
+def _registered_managers() -> set[str] | None:
+    try:
+        with warnings.catch_warnings():  # verl's own imports of Ray's deprecated state API
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from verl.experimental.reward_loop.reward_manager import registry
+    except ImportError:  # a verl without the reward loop: nothing to compare against
+        return None
+    return set(registry.REWARD_MANAGER)
+
+
+def check_config(config: Any) -> None:
+    """Refuse a verl 0.9 trainer config whose rewards would not come from its reward function.
+
+    ``config`` is the trainer's config (OmegaConf, as Hydra composes it, or plain dicts).
+
+    Raises:
+        ValueError: naming each problem and its fix: a pre-0.9 reward key that ``main_ppo`` no
+            longer reads (verl would score with its built-in function for each ``data_source``,
+            0 where none applies, without an error); no ``reward.custom_reward_function.path``
+            (the same fallback) or one that is not a file; a reward manager the reward loop does
+            not register (``batch``); ``compute_score_batch`` named for the per-sample loop.
+
+    Examples:
+        >>> check_config({"custom_reward_function": {"path": "verl.py"}, "reward": {}})
+        Traceback (most recent call last):
+        ...
+        ValueError: verl config: custom_reward_function.path='verl.py' is a pre-0.9 key that ...
+    """
+    tree = _plain(config)
+    problems: list[str] = []
+    for root in _LEGACY_ROOTS:
+        for key, value in _leaves(tree.get(root), root):
+            problems.append(
+                f"{key}={value!r} is a pre-0.9 key that verl 0.9's trainer ignores "
+                f"(set {_new_key(key)})"
+            )
+    reward = tree.get("reward") or {}
+    function = reward.get("custom_reward_function") or {}
+    path, name = function.get("path"), function.get("name") or "compute_score"
+    if not path:
+        problems.append(
+            "reward.custom_reward_function.path is not set, so verl would score with its "
+            "built-in function for each data_source, 0 where none applies, without an error "
+            f"(set it to {__file__})"
+        )
+    elif not Path(str(path)).is_file():
+        problems.append(f"reward.custom_reward_function.path={path!r} is not a file")
+    manager = reward.get("reward_manager") or {}
+    manager_name = manager.get("name") or "naive"
+    registered = _registered_managers() if manager.get("source", "register") == "register" else None
+    # A reward-function file may register its own manager when verl's worker imports it; only
+    # truegrade's file is known to register none (and no file brings back the legacy "batch").
+    ours = bool(path) and Path(str(path)).resolve() == Path(__file__).resolve()
+    if (
+        registered is not None
+        and manager_name not in registered
+        and (manager_name == "batch" or ours)
+    ):
+        hint = (
+            " (verl 0.9's reward loop grades one sample per call; use naive with "
+            "name: compute_score)"
+            if manager_name == "batch"
+            else ""
+        )
+        problems.append(
+            f"reward.reward_manager.name={manager_name!r} is not one of verl's reward-loop "
+            f"managers {sorted(registered)}{hint}"
+        )
+    if name == "compute_score_batch":
+        problems.append(
+            "reward.custom_reward_function.name=compute_score_batch: verl 0.9's reward loop "
+            "calls its reward function once per sample; use compute_score"
+        )
+    if problems:
+        raise ValueError("verl config: " + "; ".join(problems))
+
+
+def main() -> None:
+    """``python -m truegrade.integrations.verl OVERRIDES...``: verl's PPO trainer, after
+    ``check_config``; the same Hydra config and overrides as ``python -m verl.trainer.main_ppo``."""
+    try:
+        import hydra
+        from verl.trainer import main_ppo
+    except ImportError as exc:
+        sys.exit(f"truegrade.integrations.verl needs verl: pip install 'truegrade[verl]' ({exc})")
+
+    def checked(config: Any) -> None:
+        try:
+            check_config(config)
+        except ValueError as exc:
+            sys.exit(f"error: {exc}")
+        main_ppo.main(config)
+
+    launch = hydra.main(
+        config_path="pkg://verl.trainer.config", config_name="ppo_trainer", version_base=None
+    )
+    launch(checked)()
+
+
+if __name__ == "__main__":
+    main()

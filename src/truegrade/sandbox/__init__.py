@@ -9,6 +9,8 @@ function call that only receives inputs and returns plain data, or a whole progr
 from truegrade.sandbox._layers import Layer, layers
 from truegrade.sandbox._sandbox import (
     CallResult,
+    ExecLimits,
+    Executable,
     Isolation,
     Program,
     RunResult,
@@ -22,6 +24,8 @@ from truegrade.sandbox._zygote import PLAIN_TYPES, PlainDataError, decode_value,
 __all__ = [
     "PLAIN_TYPES",
     "CallResult",
+    "ExecLimits",
+    "Executable",
     "Isolation",
     "Layer",
     "PlainDataError",

@@ -77,15 +77,16 @@ def _outside_usr(path: str) -> bool:
     return not (path == "/usr" or path.startswith("/usr/"))
 
 
-def read_paths(executable: str, prefix: str) -> list[str]:
-    """What a sandboxed process may read (and execute): the system and the interpreter.
+def read_paths(executable: str, prefix: str, extra_dirs: tuple[str, ...] = ()) -> list[str]:
+    """What a sandboxed process may read (and execute): the system, the interpreter and the
+    extra read-only directories (a toolchain's).
 
     Not ``/proc``: nothing needs it, and another process's entry there (its name, its memory
     use) would be a channel between tasks that must not talk.
     """
     paths = ["/usr"]
     paths += [p for p, target in system_dirs() if target is None and p != "/usr"]
-    for extra in (prefix, os.path.dirname(executable)):
+    for extra in (prefix, os.path.dirname(executable), *extra_dirs):
         if _outside_usr(extra) and extra not in paths:
             paths.append(extra)
     return paths
@@ -97,7 +98,14 @@ def file_rules() -> dict[str, str]:
 
 
 def bwrap_command(
-    bwrap: str, *, uid: int, gid: int, scratch_mb: int, executable: str, prefix: str
+    bwrap: str,
+    *,
+    uid: int,
+    gid: int,
+    scratch_mb: int,
+    executable: str,
+    prefix: str,
+    read_only_dirs: tuple[str, ...] = (),
 ) -> list[str]:
     """The bubblewrap command line that runs ``executable`` in a fresh, empty-handed sandbox."""
     cmd = [
@@ -135,11 +143,14 @@ def bwrap_command(
         cmd += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
     for path in _ETC_FILES:
         cmd += ["--ro-bind-try", path, path]
-    for extra in (prefix, os.path.dirname(executable)):
+    for extra in (prefix, os.path.dirname(executable), *read_only_dirs):
         if _outside_usr(extra) and not any(
             extra == p or extra.startswith(p + "/") for p, _ in system_dirs()
         ):
-            cmd += ["--ro-bind", extra, extra]
+            bind = (
+                "--ro-bind" if extra in (prefix, os.path.dirname(executable)) else "--ro-bind-try"
+            )
+            cmd += [bind, extra, extra]
     cmd += [
         "--proc",
         "/proc",

@@ -168,7 +168,8 @@ def layers(box: Sandbox) -> list[Layer]:
             "seccomp",
             seccomp,
             "verified: sockets (but Unix ones), ptrace, process_vm_readv, mount, new namespaces "
-            "and IPC are refused; function calls may not create processes or write files"
+            "and IPC are refused (a socket kills a Python program, and is an error for an "
+            "executed one); function calls may not create processes or write files"
             if seccomp
             else details.get("seccomp_note") or "the filter did not hold in the probe",
             "" if seccomp else "pip install pyseccomp; apt-get install libseccomp2",

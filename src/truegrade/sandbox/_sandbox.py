@@ -46,6 +46,8 @@ from truegrade.sandbox._zygote import (
 
 __all__ = [
     "CallResult",
+    "ExecLimits",
+    "Executable",
     "Isolation",
     "Program",
     "RunResult",
@@ -114,6 +116,12 @@ class SandboxConfig:
         uid / gid: Identity inside the sandbox (non-root).
         seccomp / landlock / pids_cgroup: Use these layers when available.
         preimport: Modules the zygote imports once, so tasks do not import them each time.
+        address_space_mb: Address-space cap of every process of the sandbox (default:
+            ``memory_mb``). Function calls and Python runs still get ``memory_mb``; a larger cap
+            is for ``exec`` tasks whose runtime reserves address space it never uses (a JVM,
+            Go, V8), which then set their own limits (see ``ExecLimits``).
+        read_only_dirs: Host directories, besides the system ones, that tasks may read and
+            execute (read-only): a toolchain living outside ``/usr``, ``/etc/java-*``.
     """
 
     isolation: Isolation = "auto"
@@ -139,6 +147,8 @@ class SandboxConfig:
         "heapq",
         "string",
     )
+    address_space_mb: int | None = None
+    read_only_dirs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.isolation not in ("auto", "bwrap", "native", "none"):
@@ -153,6 +163,11 @@ class SandboxConfig:
         for name in ("memory_mb", "file_size_mb", "open_files", "max_processes", "output_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.address_space_mb is not None and self.address_space_mb < self.memory_mb:
+            raise ValueError("address_space_mb must be >= memory_mb")
+        for path in self.read_only_dirs:
+            if not os.path.isabs(path) or os.path.normpath(path) in ("/", "/tmp"):  # noqa: S108
+                raise ValueError(f"read_only_dirs: {path!r} must be an absolute directory")
 
 
 @dataclass
@@ -203,6 +218,9 @@ class RunResult:
         stdout / stderr: What it printed (decoded as UTF-8, capped).
         error: A human-readable account of anything but a clean exit.
         elapsed_s: Time the run took.
+        cpu_s: CPU time of the run's main process.
+        maxrss_kb: Peak resident memory of the run's main process.
+        files: For a build, the files it made that are kept for the runs.
     """
 
     status: str
@@ -211,6 +229,37 @@ class RunResult:
     stderr: str = ""
     error: str = ""
     elapsed_s: float = 0.0
+    cpu_s: float = 0.0
+    maxrss_kb: int = 0
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExecLimits:
+    """The memory limits of one ``exec`` task (each ``None``: the sandbox's own).
+
+    Attributes:
+        as_mb: Address space (``RLIMIT_AS``): right for C, C++, Rust, Python.
+        data_mb: Private writable memory (``RLIMIT_DATA``): for runtimes that reserve far more
+            address space than they use (a JVM, Go, V8), where an address-space cap would
+            refuse a correct program at start.
+        stack_mb: The main thread's stack (``RLIMIT_STACK``; deep recursion needs it).
+    """
+
+    as_mb: int | None = None
+    data_mb: int | None = None
+    stack_mb: int | None = None
+
+    def header(self) -> dict[str, int]:
+        return {
+            k: v
+            for k, v in (
+                ("as_mb", self.as_mb),
+                ("data_mb", self.data_mb),
+                ("stack_mb", self.stack_mb),
+            )
+            if v is not None
+        }
 
 
 @dataclass
@@ -617,8 +666,15 @@ def _run_result(reply: _Reply, timeout_s: float) -> RunResult:
     except SandboxError as exc:
         return RunResult("sandbox_error", error=str(exc))
     header = reply.header
+    files = header.get("image_files")
     base = RunResult(
-        "", stdout=_text(out), stderr=_text(err), elapsed_s=float(header.get("elapsed_s") or 0.0)
+        "",
+        stdout=_text(out),
+        stderr=_text(err),
+        elapsed_s=_number(header.get("elapsed_s")),
+        cpu_s=_number(header.get("cpu_s")),
+        maxrss_kb=int(_number(header.get("maxrss_kb"))),
+        files=[str(f) for f in files] if isinstance(files, list) else [],
     )
     if ready != b"R" and header.get("how") not in ("spawn_failed", "not_loaded"):
         said = _text(err[-500:]).strip()
@@ -630,7 +686,92 @@ def _run_result(reply: _Reply, timeout_s: float) -> RunResult:
     if type(code) is not int:
         return replace(base, status="sandbox_error", error="the sandbox sent no exit status")
     error = "" if code == 0 else f"exited with status {code}"
+    if code == 0 and header.get("image_error"):
+        error = str(header["image_error"])[:500]
     return replace(base, status="exited", exit_code=code, error=error)
+
+
+def _number(value: Any) -> float:
+    return float(value) if type(value) in (int, float) else 0.0
+
+
+class Executable:
+    """What a build in the sandbox made (a binary, class files, a checked script): ``exec`` it.
+
+    ``build`` is the build's own result (a compiler's exit status and messages); ``ok`` says
+    whether it succeeded and kept its output. The zygote holds one program at a time: a later
+    ``load`` or ``build`` in the same sandbox makes this handle unusable (``sandbox_error``).
+    Each ``exec`` is a fresh process in a scratch directory emptied and refilled with the build's
+    output, so no run sees a file another run wrote.
+    """
+
+    def __init__(self, sandbox: Sandbox, build: RunResult) -> None:
+        self.sandbox = sandbox
+        self.build = build
+        self._generation = sandbox._generation
+        self._load = sandbox._loads
+
+    @property
+    def ok(self) -> bool:
+        return self.build.status == "exited" and self.build.exit_code == 0 and not self.build.error
+
+    @property
+    def current(self) -> bool:
+        """Whether the sandbox still holds this build (no restart, no later load or build)."""
+        box = self.sandbox
+        same = (self._generation, self._load) == (box._generation, box._loads)
+        return same and box.running
+
+    def exec(
+        self,
+        argv: list[str],
+        stdin: str | bytes = b"",
+        *,
+        timeout_s: float,
+        cpu_s: float | None = None,
+        env: dict[str, str] | None = None,
+        limits: ExecLimits | None = None,
+        files: dict[str, bytes] | None = None,
+    ) -> RunResult:
+        """Execute ``argv`` (an absolute path first) in the scratch directory, on ``stdin``.
+
+        Args:
+            timeout_s: Wall-clock deadline; ``cpu_s`` the CPU-time limit (default the same).
+            env: The whole environment of the process (nothing else is passed on).
+            limits: Its memory limits.
+            files: Extra files written next to the build's output for this run only.
+        """
+        if not self.ok:
+            return RunResult("sandbox_error", error="the build did not succeed")
+        if not self.current:
+            return RunResult(
+                "sandbox_error", error="the sandbox holds another program since this build"
+            )
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        header = _task_header(argv, timeout_s, cpu_s, env, limits, files)
+        header.update(op="exec", stdin_len=len(data))
+        blob = data + b"".join((files or {}).values())
+        return self.sandbox._task(header, blob, timeout_s)
+
+
+def _task_header(
+    argv: list[str],
+    timeout_s: float,
+    cpu_s: float | None,
+    env: dict[str, str] | None,
+    limits: ExecLimits | None,
+    files: dict[str, bytes] | None,
+) -> dict[str, Any]:
+    if not argv or not os.path.isabs(argv[0]):
+        raise ValueError(f"the command must start with an absolute path, not {argv[:1]}")
+    return {
+        "argv": list(argv),
+        "timeout_s": timeout_s,
+        "cpu_s": cpu_s or timeout_s,
+        "env": dict(env or {}),
+        "memory": (limits or ExecLimits()).header(),
+        "files": [[name, len(data)] for name, data in (files or {}).items()],
+    }
 
 
 @dataclass
@@ -770,10 +911,11 @@ class Sandbox:
                 "open_files": cfg.open_files,
                 "max_processes": cfg.max_processes,
                 "output_bytes": cfg.output_bytes,
+                "address_space_mb": cfg.address_space_mb or cfg.memory_mb,
             },
             "seccomp": {k: base64.b64encode(v).decode() for k, v in filters.items()},
             "landlock": cfg.landlock and mode != "none",
-            "read_paths": _launch.read_paths(executable, prefix),
+            "read_paths": _launch.read_paths(executable, prefix, cfg.read_only_dirs),
             "file_rules": _launch.file_rules(),
             "preimport": list(cfg.preimport),
         }
@@ -796,6 +938,7 @@ class Sandbox:
                 scratch_mb=cfg.scratch_mb,
                 executable=executable,
                 prefix=prefix,
+                read_only_dirs=cfg.read_only_dirs,
             )
             cmd += zygote
         else:
@@ -909,6 +1052,43 @@ class Sandbox:
         if reply.header.get("ok") is not True:
             return Program(self, entry_point, str(reply.header.get("error"))[:2000], None)
         return Program(self, entry_point, None, self._channel(reply.header.get("session")))
+
+    def build(
+        self,
+        files: dict[str, bytes],
+        argv: list[str] | None,
+        *,
+        keep: list[str],
+        timeout_s: float,
+        cpu_s: float | None = None,
+        env: dict[str, str] | None = None,
+        limits: ExecLimits | None = None,
+    ) -> Executable:
+        """Write ``files`` into an empty scratch directory, run the build command ``argv`` there
+        (None: nothing to build) and keep the files it made whose names match a ``keep``
+        pattern (``fnmatch``, top level only) for the runs.
+
+        Raises:
+            SandboxError: the sandbox could not be started or stopped answering.
+        """
+        self.start()
+        self._loads += 1  # the zygote forgets the previous program, whatever the outcome
+        if argv:
+            header = _task_header(argv, timeout_s, cpu_s, env, limits, files)
+        else:
+            header = {"files": [[n, len(d)] for n, d in files.items()], "timeout_s": timeout_s}
+        header.update(op="build", keep=list(keep), image_bytes=self.config.scratch_mb << 20)
+        result = self._task(header, b"".join(files.values()), timeout_s)
+        if result.status == "sandbox_error":
+            raise SandboxError(result.error)
+        return Executable(self, result)
+
+    def _task(self, header: dict[str, Any], blob: bytes, timeout_s: float) -> RunResult:
+        try:
+            reply = self._request(header, blob, timeout_s + _GRACE_S, expect="done")
+        except SandboxError as exc:
+            return RunResult("sandbox_error", error=str(exc))
+        return _run_result(reply, timeout_s)
 
     def _channel(self, session: Any) -> _Channel | str | None:
         """The pipes of the session the zygote just started (sent over the socket), or why

@@ -5,9 +5,15 @@ zygote inside the sandbox only loads the bytes with ``prctl``, so it needs neith
 
 * ``base``, loaded once by the zygote (so every process of the sandbox inherits it): kills the
   process on the calls only an escape needs (``ptrace``, reading another process's memory,
-  mounting, new namespaces, kernel modules, ``bpf``, ``io_uring``...) and on sockets of any
-  family but Unix, and refuses System V and POSIX IPC, which would outlive a task and carry
-  state to the next one.
+  mounting, new namespaces, kernel modules, ``bpf``, ``io_uring``...), and refuses System V and
+  POSIX IPC, which would outlive a task and carry state to the next one.
+* ``program``, added by each whole-program Python run: kills the process on a socket of any
+  family but Unix.
+* ``exec``, added by each executed program (a compiler, a binary, a JVM, node): refuses a
+  socket of any family but Unix with an error instead of killing, because runtimes probe for
+  one as they start (a JVM's NIO opens an IPv6 socket to learn whether IPv6 exists) and a
+  correct program must survive that; with no network in the sandbox, the socket is refused all
+  the same.
 * ``function``, added by each function-call session: no new processes, no program execution,
   no sockets at all, and no creating or writing files (so nothing a session does outlives it,
   and the next session can start without waiting for the last one to be torn down).
@@ -146,8 +152,10 @@ def _compile(kind: str) -> bytes:
             _add(flt, kill, name)
         for name in _REFUSE_IPC:
             _add(flt, sc.ERRNO(errno.EPERM), name)
+    elif kind in ("program", "exec"):
+        action = kill if kind == "program" else sc.ERRNO(errno.EACCES)
         for name in ("socket", "socketpair"):
-            _add(flt, kill, name, sc.Arg(0, sc.NE, socket.AF_UNIX))
+            _add(flt, action, name, sc.Arg(0, sc.NE, socket.AF_UNIX))
     else:
         for name in ("socket", "socketpair", *_NEW_PROGRAMS):
             _add(flt, kill, name)
@@ -176,11 +184,12 @@ _cache: dict[str, bytes] = {}
 
 
 def build_filters() -> dict[str, bytes]:
-    """The compiled filters, ``{"base": bpf, "function": bpf}`` (built once per process).
+    """The compiled filters, ``{"base": bpf, "program": bpf, "exec": bpf, "function": bpf}``
+    (built once per process).
 
     Raises:
         SeccompUnavailable: libseccomp cannot be loaded here.
     """
     if not _cache:
-        _cache.update({kind: _compile(kind) for kind in ("base", "function")})
+        _cache.update({kind: _compile(kind) for kind in ("base", "program", "exec", "function")})
     return dict(_cache)

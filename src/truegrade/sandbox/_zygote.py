@@ -417,14 +417,38 @@ _LENGTH = struct.Struct(">I")
 def _limit_all(limits: dict[str, int]) -> None:
     """The limits every process of the sandbox shares (set once in the zygote, inherited)."""
     mib = 1024 * 1024
+    address_space_mb = limits.get("address_space_mb") or limits["memory_mb"]
     for name, value in (
-        (resource.RLIMIT_AS, limits["memory_mb"] * mib),
+        (resource.RLIMIT_AS, address_space_mb * mib),
         (resource.RLIMIT_FSIZE, limits["file_size_mb"] * mib),
         (resource.RLIMIT_NOFILE, limits["open_files"]),
         (resource.RLIMIT_NPROC, limits["max_processes"]),
         (resource.RLIMIT_CORE, 0),
     ):
+        hard = resource.getrlimit(name)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)  # a limit only goes down (the caller's may be lower)
         resource.setrlimit(name, (value, value))
+
+
+def _limit_memory(limits: dict[str, Any]) -> None:
+    """A task's own memory limits (lower than the sandbox's, never higher: a hard limit only
+    goes down): ``as_mb`` caps the address space, ``data_mb`` the private writable memory
+    (heap, anonymous mappings; not the address space a JIT or a garbage collector reserves
+    without touching), ``stack_mb`` the main thread's stack."""
+    mib = 1024 * 1024
+    for key, name in (
+        ("as_mb", resource.RLIMIT_AS),
+        ("data_mb", resource.RLIMIT_DATA),
+        ("stack_mb", resource.RLIMIT_STACK),
+    ):
+        value = limits.get(key)
+        if value:
+            hard = resource.getrlimit(name)[1]
+            want = int(value) * mib
+            if hard != resource.RLIM_INFINITY:
+                want = min(want, hard)
+            resource.setrlimit(name, (want, want))
 
 
 def _limit_cpu(seconds: float) -> None:
@@ -613,6 +637,8 @@ class Zygote:
             for kind, blob in (config.get("seccomp") or {}).items()
         }
         self.call_filter = self.filters.get("function")
+        self.program_filter = self.filters.get("program")
+        self.exec_filter = self.filters.get("exec")
         self.own_pid_namespace = os.getpid() == 1
         self.scratch: str = config["scratch"]
         self.code: Any = None
@@ -620,6 +646,7 @@ class Zygote:
         self.session_cpu_s = 60.0
         self.session: int | None = None
         self.dying: list[int] = []
+        self.image: list[tuple[str, int, bytes]] | None = None
         self.proc_hidden = bool(config.get("landlock_applied"))
 
     # -- the protocol --
@@ -643,9 +670,13 @@ class Zygote:
                 self.send({"op": op, "status": self.end_session(wait=True)})
             elif op == "run":
                 self.run(header, blob)
+            elif op == "build":
+                self.build(header, blob)
+            elif op == "exec":
+                self.exec(header, blob)
             elif op == "unload":
                 self.end_session()
-                self.code = self.entry = None
+                self.code = self.entry = self.image = None
                 self.send({"op": op})
             elif op == "ping":
                 self.send({"op": "pong"})
@@ -659,6 +690,7 @@ class Zygote:
     def load(self, header: dict[str, Any]) -> None:
         self.end_session()
         self.code = self.entry = None
+        self.image = None
         try:
             code = compile(header["source"], "<solution>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
@@ -708,6 +740,7 @@ class Zygote:
             try:
                 placed = {_REQUEST_FD: req_r, _RESPONSE_FD: resp_w}
                 _place(placed, orphan_guard=not self.own_pid_namespace)
+                _limit_memory({"as_mb": self.limits["memory_mb"]})
                 _limit_cpu(self.session_cpu_s)
                 if self.call_filter is not None:
                     self.call_filter.install()
@@ -787,7 +820,10 @@ class Zygote:
             try:
                 placed = {0: in_r, 1: out_w, 2: err_w, _READY_FD: ready_w}
                 _place(placed, orphan_guard=not self.own_pid_namespace)
+                _limit_memory({"as_mb": self.limits["memory_mb"]})
                 _limit_cpu(timeout_s)
+                if self.program_filter is not None:
+                    self.program_filter.install()
                 _reopen_streams()
                 os.write(_READY_FD, b"R")
                 os.close(_READY_FD)
@@ -806,8 +842,14 @@ class Zygote:
         stdin: bytes,
         in_w: int,
         readers: list[int],
+        before_wipe: Any = None,
     ) -> None:
-        """Feed stdin, collect the streams (capped), wait for the exit or the deadline, clean up."""
+        """Feed stdin, collect the streams (capped), wait for the exit or the deadline, clean up.
+
+        ``before_wipe(how, status)``, when given, runs once every process of the task is gone
+        and before the scratch directory is emptied (a build keeps its output there); what it
+        returns is added to the report.
+        """
         deadline = started + timeout_s
         data: list[list[bytes]] = [[] for _ in readers]
         sizes = [0] * len(readers)
@@ -834,7 +876,7 @@ class Zygote:
             for fd, _ in poller.poll(left * 1000):
                 if fd == pidfd:
                     poller.unregister(pidfd)
-                    status = os.waitpid(pid, 0)[1]
+                    _, status, usage = os.wait4(pid, 0)
                     self.kill_strays(pid)  # its leftovers would hold the pipes open
                 elif fd == in_w:
                     pending = self.feed(in_w, pending)
@@ -860,15 +902,23 @@ class Zygote:
             self.kill_strays(pid)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            status = os.waitpid(pid, 0)[1]
+            _, status, usage = os.wait4(pid, 0)
         elapsed = time.monotonic() - started
         self.reap()
         for fd in [*readers, pidfd, in_w]:
             if fd >= 0:
                 os.close(fd)
+        header: dict[str, Any] = {
+            "op": "done",
+            "how": how,
+            "elapsed_s": elapsed,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
+            "maxrss_kb": usage.ru_maxrss,
+        }
+        if before_wipe is not None:
+            header.update(before_wipe(how, status))
         self.wipe_scratch()
         blobs = [b"".join(chunks) for chunks in data]
-        header: dict[str, Any] = {"op": "done", "how": how, "elapsed_s": elapsed}
         if os.WIFSIGNALED(status):
             header["signal"] = signal.Signals(os.WTERMSIG(status)).name
             if how == "exited":
@@ -877,6 +927,158 @@ class Zygote:
             header["code"] = os.WEXITSTATUS(status)
         header["lens"] = [len(b) for b in blobs]
         self.send(header, b"".join(blobs))
+
+    # -- programs of any language: a build, then executions of what it made --
+
+    def build(self, header: dict[str, Any], blob: bytes) -> None:
+        """Write the source files into the empty scratch directory, run the build command there
+        (a compiler; none for a script), and keep in memory what it made that matches ``keep``.
+
+        The kept files are the *image*: every ``exec`` starts from an empty scratch directory
+        with the image written back, so a run sees the build's output and never a file an
+        earlier run wrote (or changed, the binary included).
+        """
+        started = time.monotonic()
+        self.end_session()
+        self.code = self.entry = None
+        self.image = None
+        self.settle()
+        if not self.placed(lambda: self.write_files(header.get("files") or [], blob)):
+            return
+        keep = [str(k) for k in header.get("keep") or []]
+        cap = int(header.get("image_bytes") or 64 << 20)
+
+        def snapshot(how: str, status: int) -> dict[str, Any]:
+            if how != "exited" or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+                return {}
+            image, problem = self.collect(keep, cap)
+            if problem:
+                return {"image_error": problem}
+            self.image = image
+            return {"image_files": sorted(name for name, _, _ in image)}
+
+        argv = header.get("argv")
+        if not argv:  # nothing to build: the sources are the image
+            self.send_done(snapshot("exited", 0), started)
+            return
+        self.spawn(header, b"", started, before_wipe=snapshot)
+
+    def exec(self, header: dict[str, Any], stdin: bytes) -> None:
+        """Execute a command (the built binary, or an interpreter on the kept script) in a fresh
+        scratch directory holding the image and ``files``, on ``stdin``."""
+        started = time.monotonic()
+        if self.image is None:
+            self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
+            return
+        self.end_session()
+        self.settle()
+        image = self.image
+        split = int(header.get("stdin_len", len(stdin)))
+
+        def place() -> None:
+            for name, mode, data in image:
+                self.write_file(name, data, mode)
+            self.write_files(header.get("files") or [], stdin[split:])
+
+        if self.placed(place):
+            self.spawn(header, stdin[:split], started)
+
+    def placed(self, write: Any) -> bool:
+        """Run ``write`` (files into the scratch directory); on failure report it and say so."""
+        try:
+            write()
+        except (OSError, ValueError) as exc:
+            self.wipe_scratch()
+            said = f"cannot write the task's files: {exc}".encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return False
+        return True
+
+    def spawn(
+        self, header: dict[str, Any], stdin: bytes, started: float, before_wipe: Any = None
+    ) -> None:
+        """Fork a child that execs ``argv`` in the scratch directory with its own limits."""
+        timeout_s = float(header["timeout_s"])
+        argv = [str(a) for a in header["argv"]]
+        env = {str(k): str(v) for k, v in (header.get("env") or {}).items()}
+        memory = dict(header.get("memory") or {})
+        pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, ready
+        (in_r, in_w), (out_r, out_w), (err_r, err_w), (ready_r, ready_w) = pipes
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            for pair in pipes:
+                for fd in pair:
+                    os.close(fd)
+            said = str(exc).encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return
+        if pid == 0:
+            try:
+                placed = {0: in_r, 1: out_w, 2: err_w, _READY_FD: ready_w}
+                _place(placed, orphan_guard=not self.own_pid_namespace)
+                _limit_memory(memory)
+                _limit_cpu(float(header.get("cpu_s") or timeout_s))
+                if self.exec_filter is not None:
+                    self.exec_filter.install()
+                os.write(_READY_FD, b"R")
+                os.close(_READY_FD)
+            except BaseException as exc:
+                _setup_failed(2, exc)
+            try:
+                os.execve(argv[0], argv, env)  # noqa: S606 - inside the sandbox, confined
+            except OSError as exc:
+                os.write(2, f"cannot execute {argv[0]}: {exc.strerror}\n".encode())
+            os._exit(127)
+        for fd in (in_r, out_w, err_w, ready_w):
+            os.close(fd)
+        readers = [out_r, err_r, ready_r]
+        self.supervise(pid, started, timeout_s, stdin, in_w, readers, before_wipe)
+
+    def send_done(self, extra: dict[str, Any], started: float) -> None:
+        """The report of a task that ran nothing (a build with no build command)."""
+        header = {"op": "done", "how": "exited", "code": 0, "lens": [0, 0, 1]}
+        header["elapsed_s"] = time.monotonic() - started
+        self.wipe_scratch()
+        self.send({**header, **extra}, b"R")
+
+    def write_files(self, files: list[Any], blob: bytes) -> None:
+        """``files`` is ``[[name, length], ...]``, their bytes one after the other in ``blob``."""
+        start = 0
+        for name, length in files:
+            self.write_file(str(name), blob[start : start + int(length)], 0o644)
+            start += int(length)
+
+    def write_file(self, name: str, data: bytes, mode: int) -> None:
+        if not name or "/" in name or name in (".", ".."):
+            raise ValueError(f"not a plain file name: {name!r}")
+        fd = os.open(os.path.join(self.scratch, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+
+    def collect(self, keep: list[str], cap: int) -> tuple[list[tuple[str, int, bytes]], str]:
+        """The regular files at the top of the scratch directory whose names match ``keep``."""
+        import fnmatch
+
+        image: list[tuple[str, int, bytes]] = []
+        total = 0
+        with os.scandir(self.scratch) as entries:
+            for entry in entries:
+                if not any(fnmatch.fnmatchcase(entry.name, k) for k in keep):
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                total += entry.stat(follow_symlinks=False).st_size
+                if total > cap:
+                    return [], f"the build's output is larger than {cap} bytes"
+                with open(entry.path, "rb") as handle:
+                    data = handle.read(cap + 1)
+                image.append((entry.name, entry.stat().st_mode & 0o755, data))
+        if not image:
+            return [], "the build made none of the files it should have: " + ", ".join(keep)
+        return image, ""
 
     @staticmethod
     def feed(fd: int, pending: memoryview) -> memoryview:
@@ -987,11 +1189,27 @@ def _try_connect() -> int:
     return 12
 
 
-def _try_socket() -> int:
-    import socket
-
-    socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+def _try_personality() -> int:
+    """A harmless query the base filter kills for (5 if it did not)."""
+    _libc.personality(0xFFFFFFFF)
     return 5
+
+
+def _try_socket(extra: _Filter | None) -> Any:
+    """Under ``extra``, open a TCP socket: 5 if it opened, 6 if it was refused."""
+
+    def attempt() -> int:
+        import socket
+
+        if extra is not None:
+            extra.install()
+        try:
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+        except PermissionError:
+            return 6
+        return 5
+
+    return attempt
 
 
 def _try_fork(function_filter: _Filter) -> Any:
@@ -1050,7 +1268,13 @@ def main(argv: list[str]) -> int:
             base.install()  # every process of the sandbox inherits it
         except OSError as exc:
             errors.append(f"seccomp: {exc}")
-        probe["seccomp_enforced"] = _killed_by_seccomp(_in_child(_try_socket))
+        program = zygote.program_filter
+        probe["seccomp_enforced"] = (
+            program is not None
+            and _killed_by_seccomp(_in_child(_try_personality))
+            and _killed_by_seccomp(_in_child(_try_socket(program)))
+            and _in_child(_try_socket(zygote.exec_filter)) == 6 << 8
+        )
     if zygote.call_filter is not None:
         probe["function_filter_enforced"] = _killed_by_seccomp(
             _in_child(_try_fork(zygote.call_filter))

@@ -1,4 +1,4 @@
-"""``code``: run a response's Python program against the row's tests, in a sandbox.
+"""``code``: run a response's program against the row's tests, in a sandbox.
 
 The grader is a thin shell around ``CodeKernel``: it validates options, picks the row's tests
 (``reference``, or a ``tests`` column), and sends each sample to the engine's killable workers,
@@ -15,6 +15,8 @@ from pydantic import Field, model_validator
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._harness import CodeKernel
+from truegrade.graders.code._languages import read_only_dirs
+from truegrade.graders.code._rows import DATASET_COLUMNS
 from truegrade.sandbox import SandboxConfig
 
 __all__ = ["CodeGrader", "CodeOptions", "allow_unsandboxed", "runs_programs_sandboxed"]
@@ -30,7 +32,8 @@ class CodeOptions(GraderOptions):
             works (or with ``isolation: none``); every such grade is flagged ``unsandboxed``.
         call_timeout_s: Deadline of one call (or one whole-program run).
         program_timeout_s: Time budget of all of one response's tests, replay included.
-        memory_mb: Address-space limit of the program's process.
+        memory_mb: Memory limit of the program's process (address space, except for the
+            runtimes that reserve more than they use: see ``docs/code.md``).
         output_bytes: Cap on a return value and on each output stream of a run.
         max_processes: Processes a whole-program run may have at once.
         fresh_process_per_call: Run every call in a process of its own (slower; the default
@@ -40,7 +43,17 @@ class CodeOptions(GraderOptions):
             does not define the entry point itself), ``always``, ``never``.
         stdio_compare: How stdout is compared: ``lines`` (trailing whitespace and trailing
             empty lines ignored), ``tokens`` (whitespace-separated tokens), ``exact``.
-        abs_tol / rel_tol: Float tolerance for call cases (0: exact).
+        abs_tol / rel_tol: Float tolerance for call cases, and for numeric tokens of stdout
+            (0: exact).
+        language: The language of stdin/stdout programs when the row names none (``python``,
+            ``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``). With a language (here or
+            in the row) a stdin/stdout program is built once and each test executes it; without
+            one, Python programs run in the sandbox's interpreter as before.
+        stack_mb: Main-thread stack of such a program.
+        compile_timeout_s / compile_memory_mb: Bounds of its build.
+        score: ``fraction`` (tests passed / tests) or ``all`` (1 only when every test passes).
+        row_limits: Use the row's own time and memory limits (CodeContests ships them) instead
+            of ``call_timeout_s`` and ``memory_mb``.
     """
 
     isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
@@ -56,6 +69,12 @@ class CodeOptions(GraderOptions):
     stdio_compare: Literal["lines", "tokens", "exact"] = "lines"
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=0.0, ge=0)
+    language: Literal["python", "cpp", "c", "java", "javascript", "go", "rust"] | None = None
+    stack_mb: int = Field(default=256, ge=8)
+    compile_timeout_s: float = Field(default=60.0, gt=0)
+    compile_memory_mb: int = Field(default=2048, ge=256)
+    score: Literal["fraction", "all"] = "fraction"
+    row_limits: bool = True
 
     @model_validator(mode="after")
     def _checks(self) -> CodeOptions:
@@ -108,6 +127,9 @@ class CodeGrader(KernelGrader):
             memory_mb=o.memory_mb,
             output_bytes=o.output_bytes,
             max_processes=o.max_processes,
+            # room for the runtimes that reserve address space; each task sets its own limit
+            address_space_mb=max(o.memory_mb, _ADDRESS_SPACE_MB),
+            read_only_dirs=read_only_dirs(),
         )
 
     def kernel(self) -> Kernel:
@@ -122,17 +144,41 @@ class CodeGrader(KernelGrader):
             stdio_compare=o.stdio_compare,
             abs_tol=o.abs_tol,
             rel_tol=o.rel_tol,
+            language=o.language,
+            memory_mb=o.memory_mb,
+            stack_mb=o.stack_mb,
+            compile_timeout_s=o.compile_timeout_s,
+            compile_memory_mb=o.compile_memory_mb,
+            score=o.score,
+            row_limits=o.row_limits,
         )
 
     def payload(self, sample: Sample) -> Any:
         prompt = sample.prompt if isinstance(sample.prompt, str) else None
-        return {"response": sample.response_text, "prompt": prompt, "tests": _tests_of(sample)}
+        language = sample.metadata.get("language")
+        return {
+            "response": sample.response_text,
+            "prompt": prompt,
+            "tests": _tests_of(sample),
+            "language": language if isinstance(language, str) else None,
+        }
+
+
+_ADDRESS_SPACE_MB = 16384
+_ROW_EXTRAS = ("language", "time_limit", "memory_limit_bytes")
 
 
 def _tests_of(sample: Sample) -> Any:
+    """The row's tests: ``reference``, a ``tests`` column, or a dataset's own test columns
+    (APPS / TACO, CodeContests, LiveCodeBench), read by ``parse_spec``."""
     if sample.reference is not None:
         return sample.reference
-    return sample.metadata.get("tests")
+    if sample.metadata.get("tests") is not None:
+        return sample.metadata["tests"]
+    meta = sample.metadata
+    if any(meta.get(c) is not None for c in DATASET_COLUMNS):
+        return {k: meta[k] for k in (*DATASET_COLUMNS, *_ROW_EXTRAS) if k in meta}
+    return None
 
 
 def allow_unsandboxed(grader: Grader) -> int:

@@ -35,8 +35,15 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._program import build_program
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
+from truegrade.graders.code._stdio import (
+    CheckerFailed,
+    StdioSettings,
+    run_stdio_program,
+    source_of,
+)
 from truegrade.graders.code._tells import find_tells, visible_inputs
 from truegrade.sandbox import (
     CallResult,
@@ -83,6 +90,11 @@ class CodeFlag:
     """Replayed in a fresh process in another order, the calls gave different answers."""
     SYNTAX_ERROR = "syntax_error"
     """The program does not compile."""
+    COMPILE_ERROR = "compile_error"
+    """A stdin/stdout program in a named language does not build (the compiler's message is
+    in the explanation)."""
+    CHECKER_ERROR = "checker_error"
+    """The special judge could not judge (an error, not a fail)."""
     MISSING_ENTRY = "missing_entry_point"
     """The program defines no function with the entry point's name."""
     EXIT_STATUS = "exit_status"
@@ -107,13 +119,15 @@ _STATUS_FLAGS = {
     "missing_entry": CodeFlag.MISSING_ENTRY,
 }
 _BASE_ONLY = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
-_SANDBOXES: dict[SandboxConfig, Sandbox] = {}
+_SANDBOXES: dict[tuple[SandboxConfig, str], Sandbox] = {}
 _UNAVAILABLE: dict[SandboxConfig, tuple[float, str]] = {}
 _RETRY_UNAVAILABLE_S = 60.0
 
 
-def sandbox_for(config: SandboxConfig) -> Sandbox:
-    """This process's sandbox for ``config``, started (or restarted) as needed.
+def sandbox_for(config: SandboxConfig, role: str = "program") -> Sandbox:
+    """This process's sandbox for ``config``, started (or restarted) as needed. A special
+    judge runs in a sandbox of its own (``role="checker"``): the expected outputs it reads
+    never enter the sandbox where the program runs.
 
     When no sandbox can start, the reason is remembered for a minute, so a batch does not try
     every isolation mode again for each of its samples.
@@ -121,9 +135,9 @@ def sandbox_for(config: SandboxConfig) -> Sandbox:
     failed = _UNAVAILABLE.get(config)
     if failed is not None and time.monotonic() - failed[0] < _RETRY_UNAVAILABLE_S:
         raise SandboxUnavailable(failed[1])
-    box = _SANDBOXES.get(config)
+    box = _SANDBOXES.get((config, role))
     if box is None:
-        box = _SANDBOXES[config] = Sandbox(config)
+        box = _SANDBOXES[(config, role)] = Sandbox(config)
     try:
         return box.start()
     except SandboxUnavailable as exc:
@@ -166,12 +180,14 @@ def values_match(actual: Any, expected: Any, abs_tol: float = 0.0, rel_tol: floa
 
 @dataclass
 class TestOutcome:
-    """The verdict on one test."""
+    """The verdict on one test (``verdict``: a judge's name for it, for stdin/stdout tests in
+    a named language)."""
 
     name: str
     passed: bool
     flag: str | None = None
     reason: str = ""
+    verdict: str = ""
 
 
 class _SandboxBroke(BaseException):
@@ -412,7 +428,10 @@ def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) ->
         except PlainDataError as exc:
             raise SpecProblem(f"case {index} has arguments that are {exc}") from None
         if result.ok:
-            if values_match(result.value, case.expected, abs_tol, rel_tol):
+            if any(
+                values_match(result.value, answer, abs_tol, rel_tol)
+                for answer in (case.expected, *case.also)
+            ):
                 outcomes.append(TestOutcome(name, True))
             else:
                 reason = f"expected {_short(case.expected)}, got {_short(result.value)}"
@@ -496,6 +515,13 @@ class CodeKernel:
     stdio_compare: str = "lines"
     abs_tol: float = 0.0
     rel_tol: float = 0.0
+    language: str | None = None
+    memory_mb: int = 1024
+    stack_mb: int = 256
+    compile_timeout_s: float = 60.0
+    compile_memory_mb: int = 2048
+    score: str = "fraction"
+    row_limits: bool = True
 
     def setup(self) -> None:
         """Start this worker's sandbox before the first sample (a failure is reported per
@@ -509,13 +535,16 @@ class CodeKernel:
             spec = parse_spec(payload["tests"])
         except SpecProblem as exc:
             return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
+        language = spec.language or payload.get("language") or self.language
+        if spec.kind == "stdio" and language is not None:
+            return self._stdio_in(language, payload["response"], spec)
         prompt = _code_of(payload.get("prompt"))
         program = build_program(payload["response"], prompt, spec.entry_point, self.prompt_prefix)
         visible = self._visible(spec, prompt)
         tells = find_tells(program.tree, visible)
         try:
             if self.fresh_sandbox:
-                old = _SANDBOXES.pop(self.sandbox, None)
+                old = _SANDBOXES.pop((self.sandbox, "program"), None)
                 if old is not None:
                     old.close()
             box = sandbox_for(self.sandbox)
@@ -531,7 +560,57 @@ class CodeKernel:
         finally:
             if self.fresh_sandbox:
                 box.close()
-        return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode)
+        return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+
+    def _stdio_in(self, name: str, response: str, spec: TestSpec) -> dict[str, Any]:
+        """A stdin/stdout program in a named language: build it, run each test, judge each."""
+        language = language_named(name)
+        if language is None:
+            known = ", ".join(LANGUAGES)
+            return _error(
+                f"bad test spec: unknown language {name!r}; known: {known}", CodeFlag.BAD_REFERENCE
+            )
+        use_row = self.row_limits
+        settings = StdioSettings(
+            time_limit_s=(use_row and spec.time_limit_s) or self.call_timeout_s,
+            memory_mb=(use_row and spec.memory_mb) or self.memory_mb,
+            stack_mb=self.stack_mb,
+            compile_timeout_s=self.compile_timeout_s,
+            compile_memory_mb=self.compile_memory_mb,
+            compare=spec.compare or self.stdio_compare,
+            abs_tol=self.abs_tol,
+            rel_tol=self.rel_tol,
+        )
+        try:
+            if self.fresh_sandbox:
+                old = _SANDBOXES.pop((self.sandbox, "program"), None)
+                if old is not None:
+                    old.close()
+            box = sandbox_for(self.sandbox)
+        except SandboxError as exc:
+            return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
+        deadline = time.monotonic() + self.program_timeout_s
+        try:
+            verdicts = run_stdio_program(
+                box,
+                lambda: sandbox_for(self.sandbox, "checker"),
+                language,
+                source_of(response, language),
+                spec.stdio,
+                settings,
+                deadline,
+                spec.checker,
+            )
+        except CheckerFailed as exc:
+            return _error(f"the special judge failed: {exc}", CodeFlag.CHECKER_ERROR)
+        except SandboxError as exc:
+            box.close()
+            return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)
+        finally:
+            if self.fresh_sandbox:
+                box.close()
+        outcomes = [TestOutcome(v.name, v.passed, v.flag, v.reason, v.verdict) for v in verdicts]
+        return _verdict(outcomes, [], sandboxed=box.sandboxed, mode=box.mode, score=self.score)
 
     def _visible(self, spec: TestSpec, prompt: str | None) -> list[Any]:
         visible: list[Any] = []
@@ -569,7 +648,12 @@ class CodeKernel:
 
 
 def _verdict(
-    outcomes: list[TestOutcome], tells: list[Any], *, sandboxed: bool, mode: str | None
+    outcomes: list[TestOutcome],
+    tells: list[Any],
+    *,
+    sandboxed: bool,
+    mode: str | None,
+    score: str = "fraction",
 ) -> dict[str, Any]:
     passed = sum(o.passed for o in outcomes)
     total = len(outcomes)
@@ -581,16 +665,23 @@ def _verdict(
         flags.append(CodeFlag.UNSANDBOXED)
     parts = [f"{passed}/{total} tests passed"]
     failed = [o for o in outcomes if not o.passed]
+    counts: dict[str, float] = {}
+    for outcome in outcomes:
+        if outcome.verdict:
+            counts[outcome.verdict] = counts.get(outcome.verdict, 0.0) + 1.0
+    if counts:
+        parts.append(", ".join(f"{o.name} {o.verdict}" for o in outcomes[:20]))
     if failed:
         first = failed[0]
         parts.append(f"{first.name}: {first.reason}")
     if tells:
         parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
     parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
+    fraction = passed / total if total else 0.0
     return {
-        "score": passed / total if total else 0.0,
+        "score": fraction if score == "fraction" else float(passed == total and total > 0),
         "passed": passed == total and total > 0,
-        "subscores": {o.name: 1.0 if o.passed else 0.0 for o in outcomes},
+        "subscores": {**{o.name: 1.0 if o.passed else 0.0 for o in outcomes}, **counts},
         "flags": flags,
         "explanation": "; ".join(parts),
     }

@@ -1,7 +1,8 @@
 """Which text of a response is the program, and what runs in front of it.
 
-The program is the last fenced block labelled ``python`` / ``py`` / ``python3`` (else the last
-unlabelled fenced block, else the whole response). For HumanEval-style completions, where the
+The program is the last fenced block labelled ``python`` / ``py`` / ``python3`` (for a
+stdin/stdout task in another language, one of that language's names: ``cpp``, ``c++``...), else the
+last unlabelled fenced block, else the whole response. For HumanEval-style completions, where the
 model continues the prompt's function, the prompt is put in front (``prompt_prefix``): ``always``,
 ``never``, or ``auto``, which prefixes it only when the response does not itself define the entry
 point at module level.
@@ -40,10 +41,11 @@ def _fences(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-def extract_code(response: str) -> str:
-    """The program text of a response (see the module docstring)."""
+def extract_code(response: str, labels: frozenset[str] = _PYTHON_LABELS) -> str:
+    """The program text of a response (see the module docstring); ``labels`` are the fence
+    labels of the program's language (a stdin/stdout task's language, Python by default)."""
     blocks = _fences(response)
-    labelled = [body for label, body in blocks if label in _PYTHON_LABELS]
+    labelled = [body for label, body in blocks if label.split(" ")[0] in labels]
     if labelled:
         return labelled[-1]
     unlabelled = [body for label, body in blocks if not label]

@@ -3,7 +3,14 @@
 * HumanEval style: ``{"entry_point": "f", "check": "def check(candidate): ..."}``;
 * call cases:
   ``{"entry_point": "f", "cases": [{"args": [...], "kwargs": {...}, "expected": ...}]}``;
-* stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``.
+* stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
+  ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
+  ``time_limit_s`` and ``memory_mb`` per test, ``compare`` and a special judge ``checker``
+  (``{"language": "cpp", "source": "...", "files": {"testlib.h": "..."}}``).
+
+Rows of APPS / TACO (``input_output``), CodeContests (``public_tests``, ``private_tests``,
+``generated_tests``) and LiveCodeBench (``public_test_cases``, ``private_test_cases``) are read
+as they are (``_rows``).
 
 A spec may arrive as a mapping or as a JSON string (datasets often store it so). Cases and stdio
 tests may be marked ``"visible": true`` (shown to the model in the prompt); visible inputs feed
@@ -17,7 +24,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Case", "SpecProblem", "StdioCase", "TestSpec", "parse_spec"]
+from truegrade.graders.code._languages import LANGUAGES, language_named
+from truegrade.graders.code._rows import from_dataset_row
+
+__all__ = ["Case", "Checker", "SpecProblem", "StdioCase", "TestSpec", "parse_spec"]
 
 
 class SpecProblem(ValueError):
@@ -32,6 +42,8 @@ class Case:
     kwargs: dict[str, Any]
     expected: Any
     visible: bool = False
+    also: tuple[Any, ...] = ()
+    """Other answers the dataset accepts (APPS: the item of a one-item expected list)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,17 @@ class StdioCase:
 
 
 @dataclass(frozen=True)
+class Checker:
+    """A special judge: a program run as ``checker input output answer`` (testlib's order:
+    the test's input, the program's output, the expected answer, as files); its exit status is
+    the verdict (0 accepted, 1 or 2 wrong answer, anything else a failure of the checker)."""
+
+    language: str
+    source: str
+    files: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class TestSpec:
     """A parsed spec; exactly one of ``check``, ``cases``, ``stdio`` is set."""
 
@@ -53,6 +76,11 @@ class TestSpec:
     helpers: str | None = None
     cases: list[Case] = field(default_factory=list)
     stdio: list[StdioCase] = field(default_factory=list)
+    language: str | None = None
+    time_limit_s: float | None = None
+    memory_mb: int | None = None
+    compare: str | None = None
+    checker: Checker | None = None
 
     @property
     def test_names(self) -> list[str]:
@@ -79,7 +107,7 @@ def _entry_point(spec: dict[str, Any]) -> str:
 def _case(raw: Any, index: int) -> Case:
     if not isinstance(raw, dict):
         raise SpecProblem(f"case {index} must be a mapping with 'args' and 'expected'")
-    unknown = set(raw) - {"args", "kwargs", "expected", "visible"}
+    unknown = set(raw) - {"args", "kwargs", "expected", "visible", "also"}
     if unknown:
         raise SpecProblem(f"case {index} has unknown keys {sorted(unknown)}")
     if "expected" not in raw:
@@ -90,7 +118,11 @@ def _case(raw: Any, index: int) -> Case:
         raise SpecProblem(f"case {index}: 'args' must be a list")
     if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
         raise SpecProblem(f"case {index}: 'kwargs' must be a mapping of names to values")
-    return Case(list(args), dict(kwargs), raw["expected"], bool(raw.get("visible", False)))
+    also = raw.get("also", [])
+    if not isinstance(also, list):
+        raise SpecProblem(f"case {index}: 'also' must be a list of accepted answers")
+    visible = bool(raw.get("visible", False))
+    return Case(list(args), dict(kwargs), raw["expected"], visible, tuple(also))
 
 
 def _stdio_case(raw: Any, index: int) -> StdioCase:
@@ -121,6 +153,11 @@ def parse_spec(reference: Any) -> TestSpec:
             "the test spec must be a mapping with 'check', 'cases' or 'stdio' "
             f"(got {type(spec).__name__})"
         )
+    if not any(k in spec for k in ("check", "cases", "stdio")):
+        try:
+            spec = from_dataset_row(spec) or spec
+        except ValueError as exc:
+            raise SpecProblem(str(exc)) from None
     kinds = [k for k in ("check", "cases", "stdio") if k in spec]
     if len(kinds) != 1:
         raise SpecProblem(
@@ -148,4 +185,61 @@ def parse_spec(reference: Any) -> TestSpec:
     raw = spec["stdio"]
     if not isinstance(raw, list) or not raw:
         raise SpecProblem("'stdio' must be a non-empty list")
-    return TestSpec("stdio", stdio=[_stdio_case(c, i) for i, c in enumerate(raw)])
+    unknown = set(spec) - _STDIO_KEYS
+    if unknown:
+        raise SpecProblem(f"the stdio spec has unknown keys {sorted(unknown)}")
+    language = spec.get("language")
+    if language is not None:
+        language = _str(language, "'language'")
+        if language_named(language) is None:
+            raise SpecProblem(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
+    compare = spec.get("compare")
+    if compare is not None and compare not in ("lines", "tokens", "exact"):
+        raise SpecProblem(f"'compare' must be lines, tokens or exact, not {compare!r}")
+    return TestSpec(
+        "stdio",
+        stdio=[_stdio_case(c, i) for i, c in enumerate(raw)],
+        language=language,
+        time_limit_s=_positive(spec.get("time_limit_s"), "'time_limit_s'"),
+        memory_mb=_memory(spec.get("memory_mb")),
+        compare=compare,
+        checker=_checker(spec.get("checker")),
+    )
+
+
+_STDIO_KEYS = {"stdio", "language", "time_limit_s", "memory_mb", "compare", "checker", "helpers"}
+
+
+def _positive(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise SpecProblem(f"{what} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _memory(value: Any) -> int | None:
+    mb = _positive(value, "'memory_mb'")
+    if mb is not None and mb < 16:
+        raise SpecProblem(f"'memory_mb' must be at least 16, got {value!r}")
+    return None if mb is None else int(mb)
+
+
+def _checker(raw: Any) -> Checker | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("source"), str):
+        raise SpecProblem("'checker' must be a mapping with 'source' (and 'language')")
+    unknown = set(raw) - {"language", "source", "files"}
+    if unknown:
+        raise SpecProblem(f"'checker' has unknown keys {sorted(unknown)}")
+    language = _str(raw.get("language", "cpp"), "the checker's 'language'")
+    if language_named(language) is None:
+        raise SpecProblem(f"the checker's language {language!r} is unknown")
+    files = raw.get("files") or {}
+    if not isinstance(files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k and "/" not in k and not k.startswith(".")
+        for k, v in files.items()
+    ):
+        raise SpecProblem("the checker's 'files' must map plain file names to their text")
+    return Checker(language, raw["source"], dict(files))

@@ -6,12 +6,18 @@ when both sides are plain numbers (most answers); only then parse with Math-Veri
 parser and compare strictly. Parsed gold answers are cached per worker, so a GRPO group that
 shares one gold pays for it once.
 
+Keys are read for what they state (docs/math.md, "How keys are read"): a boxed key is its box, a
+worked solution its stated answer, ``AB=4, CD=5`` named values, ``y = 2x + 3`` a value that an
+equivalent equation also matches, ``12:00`` a time of day (compared as a time, never as the
+ratio 12:0), an inequality in one unknown its solution set.
+
 Runs only inside the engine's killable workers: SymPy is imported on first use there, and any
 input that makes parsing or simplification slow is stopped by the per-item deadline.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -19,15 +25,21 @@ from fractions import Fraction
 from typing import Any
 
 from truegrade.core import Flag
-from truegrade.graders._extract import boxed_contents, final_answers
+from truegrade.graders._extract import boxed_spans, final_answers
 from truegrade.graders._kernel import error_verdict, verdict
 from truegrade.graders._numbers import parse_number, within_tolerance
 from truegrade.graders.math._normalize import (
     Answer,
+    ClockTime,
+    assignments,
     balanced,
+    clock_time,
+    is_name,
+    name_key,
     normalize_answer,
     split_relation,
     split_top_level,
+    undouble_commands,
     unit_key,
 )
 
@@ -37,9 +49,9 @@ MAX_DISTINCT_STATEMENTS = 8
 MAX_BOXES = 10_000
 _GOLD_CACHE_SIZE = 4096
 
-_VARIABLE = re.compile(r"(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?[\w\\]+\}?)?(?:'+)?(?:\([^()=]*\))?")
 _JUXTAPOSED = re.compile(r"\d\s+[\d.]|\d\s*\\[,;: ]\s*\d")
 _IN = re.compile(r"\\in\b")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _COLLECTION_START = re.compile(r"^\s*(?:\\\{|\\begin\{[pbvBV]?matrix\}|\\langle)")
 
 
@@ -52,17 +64,40 @@ class _Gold:
     value_core: str
     is_equation: bool
     problem: str | None = None
+    #: The key as named values (``AB=4, CD=5``): one ``(name, value)`` per item.
+    named: tuple[tuple[str | None, str], ...] = ()
+    #: The whole key when it is ``name = expression`` (``y = 2x + 3``), for relation answers.
+    equation_core: str = ""
+    #: The key read as a time of day (``12:00``), compared as a time and never as a ratio.
+    time: ClockTime | None = None
     _parsed: Any = field(default=None, repr=False)
+    _relation: Any = field(default=None, repr=False)
 
     def parsed(self) -> Any:
         if self._parsed is None:
+            from truegrade.graders.math._equiv import exact_value, parse_core
+
+            if self.number is not None:  # 1.25e+18 is a number, not 1.25 e + 18
+                self._parsed = exact_value(self.number)
+            else:
+                self._parsed = parse_core(
+                    self.value_core if not self.is_equation else self.answer.core
+                )
+        return self._parsed
+
+    def relation(self) -> Any:
+        """The key as a relation to compare relation answers with."""
+        if self._relation is None:
             from truegrade.graders.math._equiv import parse_core
 
-            self._parsed = parse_core(self.value_core if not self.is_equation else self.answer.core)
-        return self._parsed
+            self._relation = parse_core(self.equation_core or self.answer.core)
+        return self._relation
 
 
 _GROUPED_NUMBER = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_MAX_WORDS_BETWEEN_BOXES = 3
+_SOLUTION_CHARS = 80
 
 
 def _is_collection(answer: Answer) -> bool:
@@ -71,8 +106,8 @@ def _is_collection(answer: Answer) -> bool:
         return False  # 900,000,000 is one number
     if len(split_top_level(core)) > 1 or _COLLECTION_START.match(core) or "\\cup" in core:
         return True
-    if core[:1] in "([" and core[-1:] in ")]":
-        return len(split_top_level(core[1:-1])) > 1
+    if core[:1] in "([{" and core[-1:] in ")]}":
+        return len(split_top_level(core[1:-1])) > 1  # {1,2,3} is a set, as \{1,2,3\} is
     return False
 
 
@@ -80,44 +115,97 @@ def _squash(core: str) -> str:
     return re.sub(r"\s+", "", core)
 
 
+def _failed_gold(answer: Answer, problem: str) -> _Gold:
+    return _Gold(answer, False, None, None, "", False, problem=problem)
+
+
+def _gold_boxes(reference: str) -> str | _Gold:
+    """A key written with boxes: its one boxed value, or the list its boxes make.
+
+    The same value boxed again is one value (a solution that repeats its answer). Different
+    values boxed in one phrase (``\\boxed{1} and \\boxed{2}``) are a list; boxed in different
+    sentences they are two answers, and the key is refused as ambiguous.
+    """
+    spans = boxed_spans(reference, limit=MAX_DISTINCT_STATEMENTS)
+    if not spans:
+        return reference
+    values = list(dict.fromkeys(content.strip() for _, _, content in spans))
+    if len(values) == 1:
+        return values[0]
+    for (_, end, first), (start, _, second) in itertools.pairwise(spans):
+        gap = reference[end:start]
+        if first.strip() != second.strip() and (
+            "\n" in gap
+            or _SENTENCE_END.search(gap)
+            or len(_WORD.findall(gap)) > _MAX_WORDS_BETWEEN_BOXES
+        ):
+            return _failed_gold(
+                normalize_answer(""),
+                f"the reference boxes {len(values)} different answers in different sentences",
+            )
+    return ", ".join(content for _, _, content in spans)
+
+
 def _prepare_gold(reference: str) -> _Gold:
+    reference = undouble_commands(reference)
     if "\\boxed" in reference or "\\fbox" in reference:
-        boxes = boxed_contents(reference, limit=MAX_DISTINCT_STATEMENTS)
-        if boxes:  # a gold written as boxes: their contents, a list when there are several
-            reference = ", ".join(boxes)
+        boxed = _gold_boxes(reference)
+        if isinstance(boxed, _Gold):
+            return boxed
+        reference = boxed
+    elif len(reference) > _SOLUTION_CHARS:  # a worked solution as the key: its stated answer
+        stated = set(final_answers(reference, boxes=False).statements)
+        if len(stated) == 1:
+            reference = stated.pop()
     loose = normalize_answer(reference, collapse_thousands=False)
+    if loose.problem:
+        return _failed_gold(loose, "the reference is too long")
+    if not loose.core and not loose.is_text:
+        return _failed_gold(loose, "the reference is empty")
+    if not balanced(loose.core):
+        return _failed_gold(loose, f"the reference {reference[:60]!r} has unbalanced brackets")
+    items = None if loose.is_text else assignments(_IN.sub("=", loose.core, count=1))
+    if items is not None and len(items) > 1:  # x = 10,000 is one value, not 10 and 000
+        grouped = assignments(_IN.sub("=", normalize_answer(reference).core, count=1))
+        if grouped is not None and len(grouped) == 1:
+            items = grouped
+    if items is not None and len(items) > 1:
+        tuples = _value_tuples(items)
+        if tuples is not None:  # p=5, q=2; p=7, q=2 is the pairs (5, 2), (7, 2)
+            return _prepare_gold(", ".join(tuples))
+        return _Gold(loose, True, None, None, loose.core, False, named=tuple(items))
+    if items is not None:  # one named value: the value, with its name and the whole equation
+        name, value = items[0]
+        gold = _prepare_gold(value)
+        if gold.problem:
+            return gold
+        gold.assignment_var = name
+        gold.equation_core = loose.core if re.search(r"[a-zA-Z]", _strip_commands(value)) else ""
+        if name is not None and ":" in name:
+            gold.time = None  # S_{1}:S_{2} = 7:32 is a ratio
+        return gold
     is_collection = not loose.is_text and _is_collection(loose)
     answer = loose if is_collection else normalize_answer(reference)
-    if answer.problem:
-        return _Gold(answer, False, None, None, "", False, problem="the reference is too long")
-    if not answer.core and not answer.is_text:
-        return _Gold(answer, False, None, None, "", False, problem="the reference is empty")
-    if not balanced(answer.core):
-        return _Gold(
-            answer,
-            False,
-            None,
-            None,
-            "",
-            False,
-            problem=f"the reference {reference[:60]!r} has unbalanced brackets",
-        )
-    parts = split_relation(answer.core)
-    assignment_var = None
-    is_equation = False
-    value_core = answer.core
-    if len(parts) == 2 and not is_collection:
-        lhs, rhs = parts
-        if _VARIABLE.fullmatch(lhs) and not re.search(r"[a-zA-Z]", _strip_commands(rhs)):
-            assignment_var, value_core = _squash(lhs), rhs
-        else:
-            is_equation = True
-    elif len(parts) > 2:
-        is_equation = True
+    time = clock_time(answer.core) if not is_collection else None
+    is_equation = len(split_relation(answer.core)) > 1 and not is_collection
     number = None
     if not is_collection and not is_equation and not answer.is_text:
-        number = parse_number(value_core).value
-    return _Gold(answer, is_collection, number, assignment_var, value_core, is_equation)
+        number = parse_number(answer.core).value
+    return _Gold(answer, is_collection, number, None, answer.core, is_equation, time=time)
+
+
+def _value_tuples(items: list[tuple[str | None, str]]) -> list[str] | None:
+    """``p=5, q=2, p=7, q=2`` as ``["(5, 2)", "(7, 2)"]``: the names repeat as a cycle."""
+    names = [name for name, _ in items]
+    cycle = list(dict.fromkeys(names))
+    if len(cycle) < 2 or len(names) % len(cycle) or len(names) == len(cycle):
+        return None
+    if names != cycle * (len(names) // len(cycle)):
+        return None
+    values = [value for _, value in items]
+    return [
+        "(" + ", ".join(values[i : i + len(cycle)]) + ")" for i in range(0, len(values), len(cycle))
+    ]
 
 
 def _strip_commands(text: str) -> str:
@@ -185,7 +273,9 @@ class MathKernel:
         gold = self.gold(reference)
         if gold.problem:
             return error_verdict(gold.problem, "bad_reference")
-        found = final_answers(response, boxes=self.boxes, lines=self.lines, limit=MAX_BOXES)
+        found = final_answers(
+            response, boxes=self.boxes, lines=self.lines, limit=MAX_BOXES, short=True
+        )
         if not found.statements:
             where = (
                 "\\boxed{} answer" if not self.lines else "\\boxed{} answer or 'Final answer:' line"
@@ -209,10 +299,14 @@ class MathKernel:
     # -- one statement -------------------------------------------------------------------------
 
     def _check(self, gold: _Gold, statement: str) -> _Result:
+        if gold.named:
+            return self._compare_named(gold, statement)
         answer = normalize_answer(statement, collapse_thousands=not gold.is_collection)
         if answer.problem:
             return _Result(False, flags=(answer.problem,), why="the answer is too long to check")
         g = gold.answer
+        if gold.time is not None:
+            return _compare_times(gold.time, answer)
         if g.is_text:
             if answer.text == g.text:
                 return _Result(True, "exact_match", why="matches the reference text")
@@ -238,12 +332,18 @@ class MathKernel:
                 flags=("parse_error",),
                 why=f"unbalanced brackets in {core[:40]!r}: not a single answer",
             )
-        if not gold.is_collection and len(split_top_level(core)) > 1:
+        if gold.is_collection:
+            core = _without_common_name(core)
+        elif len(split_top_level(core)) > 1:
             return _Result(
                 False, flags=(Flag.HEDGED,), why=f"several candidates in one answer: {core[:60]!r}"
             )
         if gold.is_equation:
             return self._compare_relation(gold, core)
+        if gold.equation_core:
+            parts = split_relation(core)
+            if len(parts) > 1 and not is_name(parts[0]):  # 2x - y + 3 = 0 for y = 2x + 3
+                return self._compare_relation(gold, core)
         value = self._value(gold, core)
         if isinstance(value, _Result):
             return value
@@ -255,6 +355,56 @@ class MathKernel:
             )
         return self._compare_values(gold, value, answer)
 
+    def _compare_named(self, gold: _Gold, statement: str) -> _Result:
+        """A key of named values (``AB=4, CD=5``; ``n=1, 2, 3``) against an answer that names
+        them the same way (in any order) or gives the bare values (in the key's order; in any
+        order when every value has the same name)."""
+        answer = normalize_answer(statement, collapse_thousands=False)
+        if answer.problem:
+            return _Result(False, flags=(answer.problem,), why="the answer is too long to check")
+        if not balanced(answer.core):
+            return _Result(False, flags=("parse_error",), why="unbalanced brackets")
+        core = _IN.sub("=", answer.core, count=1)
+        got = assignments(core)
+        if got is None:
+            if len(split_relation(core)) > 1:
+                return _Result(False, why=f"{core[:40]!r} does not state the named values")
+            got = [(None, item) for item in split_top_level(core)]
+        want = list(gold.named)
+        if len(got) != len(want):
+            return _Result(
+                False,
+                flags=(Flag.HEDGED,) if len(got) > len(want) else (),
+                why=f"{len(got)} values; the reference has {len(want)}",
+            )
+        names = [name for name, _ in want]
+        if any(name is not None for name, _ in got):
+            if sorted(str(n) for n, _ in got) != sorted(str(n) for n in names):
+                shown = ", ".join(str(n) for n, _ in got)
+                return _Result(False, why=f"answers for {shown}; the reference names {names}")
+            groups = {
+                n: ([v for m, v in want if m == n], [v for m, v in got if m == n]) for n in names
+            }
+            pairs = list(groups.values())
+        elif len(set(names)) == 1:
+            pairs = [([v for _, v in want], [v for _, v in got])]
+        else:
+            pairs = [([w], [a]) for (_, w), (_, a) in zip(want, got, strict=True)]
+        hows: list[str] = []
+        for wanted, given in pairs:
+            remaining = list(given)
+            for value in wanted:
+                for i, candidate in enumerate(remaining):
+                    result = self._check(self.gold(value), candidate)
+                    if result.passed:
+                        hows.append(result.how)
+                        del remaining[i]
+                        break
+                else:
+                    return _Result(False, why=f"no answer matches {value[:40]!r}")
+        how = "exact_match" if all(h == "exact_match" for h in hows) else "equivalent_symbolic"
+        return _Result(True, how, why="the named values match")
+
     def _value(self, gold: _Gold, core: str) -> str | _Result:
         """The value a statement asserts: ``x = 5`` asserts 5; ``5 = 3`` asserts nothing."""
         core = _IN.sub("=", core, count=1)
@@ -264,8 +414,8 @@ class MathKernel:
         lhs, chain = parts[0], parts[1:]
         if any(not p for p in parts):
             return _Result(False, flags=("parse_error",), why="an equation with an empty side")
-        if _VARIABLE.fullmatch(lhs):
-            if gold.assignment_var is not None and _squash(lhs) != gold.assignment_var:
+        if is_name(lhs):
+            if gold.assignment_var is not None and name_key(lhs) != gold.assignment_var:
                 return _Result(
                     False, why=f"answers for {lhs!r}, the question asks for {gold.assignment_var!r}"
                 )
@@ -324,7 +474,7 @@ class MathKernel:
                 )
         if not degrees and _squash(value) == _squash(gold.value_core):
             return _Result(True, "exact_match", why="identical to the reference")
-        from truegrade.graders.math._equiv import equivalent, parse_core
+        from truegrade.graders.math._equiv import equivalent, exact_value, parse_core
 
         parsed_gold = gold.parsed()
         if parsed_gold.problem:
@@ -333,7 +483,8 @@ class MathKernel:
                 flags=("bad_reference",),
                 why=f"the reference cannot be checked: {parsed_gold.detail}",
             )
-        parsed = parse_core(value)
+        literal = parse_number(value).value  # 1.25e18 is a number, not 1.25 e 18
+        parsed = exact_value(literal) if literal is not None else parse_core(value)
         if parsed.problem:
             return _Result(False, flags=(parsed.problem,), why=parsed.detail)
         ours, theirs = parsed.value, parsed_gold.value
@@ -358,9 +509,10 @@ class MathKernel:
 
         if len(split_relation(core)) < 2 and not re.search(r"\\[lg]eq?|[<>]", core):
             return _Result(False, why="the reference is an equation and the answer is not")
-        if _squash(core) == _squash(gold.answer.core):
+        whole = gold.equation_core or gold.answer.core
+        if _squash(core) == _squash(whole):
             return _Result(True, "exact_match", why="identical to the reference")
-        parsed_gold, parsed = gold.parsed(), parse_core(core)
+        parsed_gold, parsed = gold.relation(), parse_core(core)
         if parsed_gold.problem:
             return _Result(False, flags=("bad_reference",), why=parsed_gold.detail)
         if parsed.problem:
@@ -370,8 +522,36 @@ class MathKernel:
         except Exception:
             how = None
         if how is None:
-            return _Result(False, why=f"{core[:40]} is not {gold.answer.core[:40]}")
+            return _Result(False, why=f"{core[:40]} is not {whole[:40]}")
         return _Result(True, "equivalent_symbolic", why="the same relation")
+
+
+def _without_common_name(core: str) -> str:
+    """``(x, y) = (5, 8) and (8, 5)`` as ``(5, 8), (8, 5)``: one name given to every value."""
+    items = assignments(core)
+    if items is None or len({name for name, _ in items}) != 1:
+        return core
+    return ", ".join(value for _, value in items) if len(items) > 1 else core
+
+
+def _compare_times(gold: ClockTime, answer: Answer) -> _Result:
+    """Times of day compare as times: ``1:15`` is not ``2:30`` (as ratios they would be equal).
+    ``4:30 p.m.`` equals ``16:30``; a missing a.m./p.m. matches only a 24-hour time."""
+    mine = clock_time(answer.raw.strip().strip("$").strip()) or clock_time(answer.core)
+    if mine is None:
+        return _Result(False, why=f"{answer.raw[:40]!r} is not a time of day; the reference is")
+
+    def minutes(t: ClockTime) -> tuple[int, int, int]:
+        hour = t.hour % 12 + (12 if t.meridiem == "pm" else 0) if t.meridiem else t.hour
+        return hour, t.minute, t.second or 0
+
+    if (gold.meridiem is None) != (mine.meridiem is None):
+        plain = gold if gold.meridiem is None else mine
+        if plain.hour <= 12 and plain.hour != 0:
+            return _Result(False, why="a.m. or p.m. is given on one side only")
+    if minutes(gold) != minutes(mine):
+        return _Result(False, why=f"{answer.raw[:40]!r} is a different time")
+    return _Result(True, "exact_match", why="the same time of day")
 
 
 def _interval_flag(gold: Any, answer: Any) -> tuple[str, ...]:

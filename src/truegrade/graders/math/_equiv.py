@@ -7,16 +7,24 @@ factorials and exponents): those are compared as strings only and otherwise fail
 ``too_complex``. After parsing, decimal floats are turned back into the exact rationals they were
 written as, so ``0.0000012`` is never "equal to six places" to ``0.000001``.
 
+The parser may return sums and products unevaluated, in the order written; each parsed value is
+rebuilt once in SymPy's canonical order (linear in its size), so ``15+2\\sqrt{33}`` and
+``2\\sqrt{33}+15`` compare equal structurally instead of through ``simplify`` (which can take
+seconds on nested radicals).
+
 Equality is exact (rational or symbolic). Tolerances exist, but only when the caller asks, and
 they compare high-precision values without chopping small numbers to zero. Interval endpoints
 must match in kind (open or closed), sets compare without order, tuples and matrices in order,
-and expressions in different variables are different.
+and expressions in different variables are different. An inequality in one unknown
+(``-793 < a < 10``, ``1 \\le |z| \\le 2``) stands for its real solution set, so it matches the
+interval or union that set is.
 
 This module imports SymPy at import time: only worker processes import it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +35,14 @@ from latex2sympy2_extended.latex2sympy2 import NormalizationConfig, latex2sympy
 from math_verify.grader import should_treat_as_complex
 from sympy.core.relational import Relational
 
-__all__ = ["Parsed", "equivalent", "parse_core", "relation_equivalent"]
+__all__ = [
+    "Parsed",
+    "equivalent",
+    "exact_value",
+    "parse_core",
+    "relation_equivalent",
+    "solution_set",
+]
 
 _CONFIG = NormalizationConfig(
     basic_latex=True,
@@ -93,7 +108,7 @@ def _too_big(expr: Any) -> str | None:
     for node in sympy.preorder_traversal(expr):
         if isinstance(node, sympy.Pow):
             exponent = node.exp
-            if exponent.has(sympy.Pow):
+            if exponent.has(sympy.Pow) and not _bounded_exponent(exponent):
                 return "a power tower"
             if exponent.is_Integer and abs(int(exponent)) > _MAX_EXPONENT:
                 return "an exponent over 10,000"
@@ -104,6 +119,20 @@ def _too_big(expr: Any) -> str | None:
                 if arg.has(sympy.Pow, sympy.factorial):
                     return "a factorial of a compound number"
     return None
+
+
+def _bounded_exponent(exponent: Any) -> bool:
+    """An exponent holding powers that cannot grow a tower: every inner power is a root or a
+    reciprocal (``10^{(\\sqrt{13}-5)/6}``), and a numeric exponent is at most 10,000 in size."""
+    for inner in sympy.preorder_traversal(exponent):
+        if isinstance(inner, sympy.Pow) and not (inner.exp.is_Rational and abs(inner.exp) <= 1):
+            return False
+    if exponent.is_number:
+        try:
+            return abs(complex(sympy.N(exponent, 15))) <= _MAX_EXPONENT
+        except (TypeError, ValueError):
+            return False
+    return True
 
 
 def _exact_floats(expr: Any) -> Any:
@@ -132,7 +161,73 @@ def parse_core(core: str) -> Parsed:
     big = _too_big(value)
     if big is not None:
         return Parsed(None, "too_complex", f"the answer contains {big}")
-    return Parsed(_exact_floats(value))
+    if isinstance(value, (sympy.MatAdd, sympy.MatMul)):
+        value = value.doit()  # a sum or product of written-out matrices is that matrix
+    return Parsed(_canonical(_exact_floats(value)))
+
+
+def exact_value(number: Fraction) -> Parsed:
+    """A number already read exactly (``1.25e+18``), as a parsed value: the LaTeX parser would
+    read that ``e`` as Euler's number."""
+    return Parsed(sympy.Rational(number.numerator, number.denominator))
+
+
+def _canonical(expr: Any) -> Any:
+    """``expr`` with every sum, product and power rebuilt (evaluated) in canonical order."""
+    if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow)):
+        return expr.func(*(_canonical(arg) for arg in expr.args))
+    if isinstance(expr, (sympy.Tuple, sympy.FiniteSet, sympy.Interval, Relational, sympy.And)):
+        return expr.func(*(_canonical(arg) for arg in expr.args))
+    return expr
+
+
+def _unknowns(expr: Any) -> list[Any]:
+    """The unknowns of a relation: its free symbols and applied functions (``f(x)``), the
+    symbols inside those not counted on their own."""
+    calls = [f for f in expr.atoms(sympy.core.function.AppliedUndef)]
+    inner = set().union(*(c.free_symbols for c in calls)) if calls else set()
+    return calls + sorted(expr.free_symbols - inner, key=str)
+
+
+_MAX_SOLVED_DEGREE = 4
+_MAX_SOLVED_OPS = 24
+
+
+def _small_inequality(relation: Any, unknown: Any) -> bool:
+    """Solving stays cheap: a polynomial side of degree at most 4, or a small expression
+    (``|z|``, a root); ``x^{99} - 3x + 1 > 0`` is not solved, so it cannot stall a worker."""
+    side = relation.lhs - relation.rhs
+    if side.is_polynomial(unknown):
+        return bool(sympy.degree(side, unknown) <= _MAX_SOLVED_DEGREE)
+    return bool(sympy.count_ops(side) <= _MAX_SOLVED_OPS)
+
+
+@functools.lru_cache(maxsize=256)  # a group of answers shares one key
+def solution_set(relation: Any) -> Any:
+    """The real solution set of an inequality (or a chain of them) in one unknown, or None.
+
+    ``-793 < a < 10`` gives ``(-793, 10)``; ``0 < f(x) < 1`` reads ``f(x)`` as the unknown.
+    """
+    if not isinstance(relation, (Relational, sympy.And, sympy.Or)) or isinstance(
+        relation, sympy.Eq
+    ):
+        return None
+    unknowns = _unknowns(relation)
+    if len(unknowns) != 1:
+        return None
+    unknown = unknowns[0]
+    if not isinstance(unknown, sympy.Symbol):
+        unknown = sympy.Dummy("u", real=True)
+        relation = relation.xreplace({unknowns[0]: unknown})
+    if not all(_small_inequality(r, unknown) for r in relation.atoms(Relational)):
+        return None
+    try:
+        result = relation.as_set()
+    except Exception:
+        return None
+    if result.has(sympy.ConditionSet):
+        return None
+    return result
 
 
 def _is_collection(value: Any) -> bool:
@@ -150,6 +245,8 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         return None  # most wrong answers: no simplify (tens of ms each) to prove it
     try:
         difference = sympy.expand(a - b)
+        if difference != 0 and difference.has(sympy.Pow):
+            difference = _radical_zero(difference)
         if difference != 0:
             difference = sympy.simplify(difference)
     except Exception:
@@ -170,6 +267,18 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         if rel_tol > 0 and gap <= rel_tol * abs(y):
             return "rel_tol"
     return None
+
+
+def _radical_zero(difference: Any) -> Any:
+    """A bounded fast path for radicals before ``simplify`` (which can run for minutes on a
+    nested radical over a sum): rationalise denominators (``radsimp``, at most four terms by its
+    own bound) and denest square roots (``sqrtdenest``, three rounds). Both are exact; the
+    difference comes back as 0 when they show it is, else unchanged."""
+    for step in (sympy.radsimp, sympy.sqrtdenest):
+        reduced = sympy.expand(step(difference))
+        if reduced == 0:
+            return reduced
+    return difference
 
 
 # Points a symbolic difference is evaluated at before anything is simplified: rationals away
@@ -214,6 +323,14 @@ def _equivalent(gold: Any, answer: Any, abs_tol: float, rel_tol: float) -> str |
         gold = sympy.Rational(gold.numerator, gold.denominator)
     if isinstance(answer, Fraction):
         answer = sympy.Rational(answer.numerator, answer.denominator)
+    gold_set = solution_set(gold) if isinstance(answer, sympy.Set) else None
+    if gold_set is not None:  # an inequality key: its solution set, written as a set
+        gold = gold_set
+    elif isinstance(gold, sympy.And) and isinstance(answer, sympy.And | Relational):
+        mine, theirs = solution_set(gold), solution_set(answer)
+        if mine is None or theirs is None or _unknowns(gold) != _unknowns(answer):
+            return None
+        return _equivalent(mine, theirs, abs_tol, rel_tol)
     if isinstance(gold, sympy.Interval) or isinstance(answer, sympy.Interval):
         if not (isinstance(gold, sympy.Interval) and isinstance(answer, sympy.Interval)):
             return None

@@ -27,8 +27,9 @@ class MathOptions(GraderOptions):
     Attributes:
         extract: Which statements count as the final answer: ``both`` (``\\boxed{}`` and
             ``Final answer:`` lines, the default), ``boxed`` or ``answer_line``. With lines
-            counted and no explicit statement, "the answer is ..." sentences count. Whatever
-            counts, two different answers fail as ``hedged``.
+            counted and no explicit statement, "the answer is ..." sentences count, and then a
+            short response's one math span or lone number (docs/math.md). Whatever counts,
+            two different answers fail as ``hedged``.
         abs_tol: Accept ``|answer - gold| <= abs_tol`` (default 0: exact). It makes any two
             numbers closer than it equal, however small they are (with 1e-6, ``2^-99`` passes
             for ``2^-98``): prefer ``rel_tol`` where answers can be tiny.

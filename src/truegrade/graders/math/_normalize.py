@@ -13,10 +13,16 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "Answer",
+    "ClockTime",
+    "assignments",
     "balanced",
+    "clock_time",
+    "is_name",
+    "name_key",
     "normalize_answer",
     "split_relation",
     "split_top_level",
+    "undouble_commands",
     "unit_key",
 ]
 
@@ -36,8 +42,27 @@ _TEXT_COMMANDS = re.compile(
 _ONE_LETTER_COMMAND = re.compile(r"\\(?:mathrm|mathbf|mathit|textrm|rm)\s*\{\s*([a-zA-Z])\s*\}")
 _TEXT_BLOCK = re.compile(r"\\text\s*\{([^{}]*)\}")
 _THOUSANDS_BRACE = re.compile(r"\{,\}")
+# 11,\! 111,\! 100 (MATH's typesetting of 11,111,100): a comma followed by spacing and three digits
+_SPACED_COMMA = re.compile(r"(?<=\d),(?:\s*\\[!,]\s*)+(?=\d{3}(?!\d))")
+# 1 000 000 and 1\,000: digit groups of three after a space or thin space (SI grouping)
+_SPACED_GROUPS = re.compile(r"(?<![\d.,])\d{1,3}(?:(?: |\\,|\\ |~)\d{3})+(?![\d.,])(?!\s*\d)")
+_GROUP_SPACE = re.compile(r" |\\,|\\ |~")
+# $...$ math delimiters inside an answer ("$125$ miles"); an escaped \$ is a dollar sign
+_MATH_DOLLAR = re.compile(r"(?<!\\)\$")
+# "\\le" written with its backslash doubled by over-escaping: the command, not a line break
+_DOUBLED_COMMAND = re.compile(
+    r"\\\\(?=(?:le|leq|ge|geq|lt|gt|ne|neq|frac|dfrac|tfrac|sqrt|boxed|cdot|times|pi|in|infty"
+    r"|text|left|right)(?![a-zA-Z]))"
+)
+# Python / SymPy syntax in a key or an answer: x**2 is x^2, 2*x is 2 \cdot x
+_POWER = re.compile(r"\*\*")
+_STAR = re.compile(r"(?<=[\w)}\]])\s*\*\s*(?=[\w(\\{])")
 _THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])(?!\.\d*,)")
-_PERCENT = re.compile(r"(?:\\%|%|\\text\{\s*(?:percent|\\%|%)\s*\}|\s+percent)\s*$", re.IGNORECASE)
+_PERCENT_WORD = r"(?:percent(?:age)?|per\s+cent|pct)"
+_PERCENT = re.compile(
+    rf"(?:\\%|%|\\text\{{\s*(?:{_PERCENT_WORD}|\\%|%)\s*\}}|\s*\b{_PERCENT_WORD}\.?)\s*$",
+    re.IGNORECASE,
+)
 _DEGREES = re.compile(
     r"(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\^\s*\{?\s*\\text\{\s*o\s*\}\s*\}?"
     r"|\\text\{\s*degrees?\s*\}|\s+degrees?)\s*$",
@@ -243,7 +268,11 @@ def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
     raw = text
     if len(text) > MAX_ANSWER_CHARS:
         return Answer(raw, "", problem="answer_too_long")
-    s = _strip_wrappers(text)
+    s = _strip_wrappers(undouble_commands(text))
+    if len(_MATH_DOLLAR.findall(s)) >= 2 and len(_MATH_DOLLAR.findall(s)) % 2 == 0:
+        s = _MATH_DOLLAR.sub(" ", s).strip()  # paired: math delimiters, not dollar signs
+    s = _python_syntax(s)
+    s = _SPACED_COMMA.sub(",", s)
     s = _DOT_DELIMITER.sub("", s)
     s = _NOISE.sub(lambda m: " " if m.group() in ("\\ ", "~", "\\;", "\\:", "\\>") else "", s)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
@@ -276,6 +305,7 @@ def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
     s = _THOUSANDS_BRACE.sub(",", s)
     if collapse_thousands:
         s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), s)
+        s = _SPACED_GROUPS.sub(lambda m: _GROUP_SPACE.sub("", m.group()), s)
     s = s.strip()
     stripped = _TEXT_BLOCK.sub(r"\1", s).strip()
     is_text = bool(stripped) and (
@@ -373,3 +403,138 @@ def balanced(core: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def undouble_commands(text: str) -> str:
+    """``\\\\le`` as ``\\le``: a command whose backslash was doubled by over-escaping (a line
+    break followed by the letters ``le`` means nothing in an answer)."""
+    return _DOUBLED_COMMAND.sub(r"\\", text) if "\\\\" in text else text
+
+
+def _python_syntax(core: str) -> str:
+    """``x**4 + 2*x`` as LaTeX (``x^{4} + 2 \\cdot x``): keys exported from SymPy or Python use
+    this syntax, and the LaTeX parser refuses ``**``. A ``**(...)`` exponent becomes a braced
+    group so it is not mistaken for a power tower."""
+    if "*" not in core:
+        return core
+    closing: dict[int, int] = {}  # position of each "(" -> its ")", found in one pass
+    stack: list[int] = []
+    for i, ch in enumerate(core):
+        if ch == "(":
+            stack.append(i)
+        elif ch == ")" and stack:
+            closing[stack.pop()] = i
+    out: list[str] = []
+    braces: set[int] = set()  # ")" positions written as "}"
+    i = 0
+    while i < len(core):
+        if (
+            core.startswith("**", i)
+            and i > 0
+            and (core[i - 1].isalnum() or core[i - 1] in ")}]")
+            and i + 2 < len(core)
+            and (core[i + 2].isalnum() or core[i + 2] in "({\\-")
+        ):
+            if core[i + 2] == "(" and i + 2 in closing:
+                out.append("^{")
+                braces.add(closing[i + 2])
+                i += 3
+            else:
+                out.append("^")
+                i += 2
+            continue
+        out.append("}" if i in braces else core[i])
+        i += 1
+    return _STAR.sub(r" \\cdot ", "".join(out))
+
+
+@dataclass(frozen=True)
+class ClockTime:
+    """A time of day as written: ``12:00``, ``4:30 p.m.``, ``16:45``."""
+
+    hour: int
+    minute: int
+    second: int | None
+    meridiem: str | None  # "am", "pm" or None
+
+
+_CLOCK = re.compile(
+    r"(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(?:\\text\{\s*)?"
+    r"(?:([ap])\.?\s*m\.?)?\s*\}?",
+    re.IGNORECASE,
+)
+
+
+def clock_time(core: str) -> ClockTime | None:
+    """``core`` read as a clock time (hours up to 24, two-digit minutes), or None.
+
+    ``7:32`` is a time here; whether the key means a time or a ratio is the caller's decision.
+    """
+    text = _TEXT_BLOCK.sub(r"\1", core).strip()
+    match = _CLOCK.fullmatch(text)
+    if match is None:
+        return None
+    hour, minute = int(match.group(1)), int(match.group(2))
+    second = int(match.group(3)) if match.group(3) else None
+    meridiem = (match.group(4).lower() + "m") if match.group(4) else None
+    if hour > 24 or (meridiem and not 1 <= hour <= 12):
+        return None
+    return ClockTime(hour, minute, second, meridiem)
+
+
+_NAME_PARTS = re.compile(
+    r"_\{[^{}]*\}|_[a-zA-Z0-9]|'+|\\(?:frac|dfrac|overline|angle|measuredangle|triangle|left"
+    r"|right|vert|lvert|rvert|mathrm|operatorname|widehat|hat|bar|vec|mid)(?![a-zA-Z])"
+    r"|[{}()|,:\s]|\[|\]"
+)
+_SUBSCRIPT_BRACES = re.compile(r"_\{([a-zA-Z0-9])\}")
+_COMMAND_NAME = re.compile(r"\\[a-zA-Z]+(?:_\{?[\w\\]+\}?)?'*")
+
+
+def is_name(lhs: str) -> bool:
+    """``lhs`` names a quantity rather than computing one: ``x``, ``x_{1}``, ``f(x)``, ``AB``,
+    ``|AB|``, ``(p, q)``, ``A:B``, ``\\frac{NO}{BO}``, ``\\alpha``. Digits outside subscripts,
+    operators and powers make it an expression (``2x``, ``x+y``, ``a^2``)."""
+    text = lhs.strip()
+    if not text or len(text) > 60:
+        return False
+    if _COMMAND_NAME.fullmatch(text) and not re.match(r"\\(?:frac|sqrt|sin|cos|tan|log|ln)", text):
+        return True
+    rest = _NAME_PARTS.sub("", text)
+    return bool(rest) and rest.isascii() and rest.isalpha() and len(rest) <= 12
+
+
+def name_key(name: str) -> str:
+    """A comparable form of a name: no spaces, ``a_{3}`` as ``a_3``."""
+    return _SUBSCRIPT_BRACES.sub(r"_\1", re.sub(r"\s+", "", name))
+
+
+def assignments(core: str) -> list[tuple[str | None, str]] | None:
+    """``core`` read as named values, e.g. ``AB=4, CD=5`` or ``n=1, 2, 3``, or None.
+
+    Returns ``(name, value)`` per top-level item (a bare value after a named one belongs to that
+    name: ``n=1, 2, 3`` is three values of ``n``). None when no item is an assignment, when an
+    item is a relation of another kind, or when a one-letter name occurs in its own value
+    (``x = 2x - 5`` is an equation to solve, not a value).
+    """
+    out: list[tuple[str | None, str]] = []
+    current: str | None = None
+    named = False
+    for item in split_top_level(core):
+        parts = split_relation(item)
+        if len(parts) == 1:
+            if re.search(r"[<>]|\\[lg]eq?(?![a-zA-Z])|\\neq?(?![a-zA-Z])", item):
+                return None
+            out.append((current, item))
+            continue
+        lhs, value = parts[0], parts[-1]
+        if not is_name(lhs) or not value:
+            return None
+        key = name_key(lhs)
+        if re.fullmatch(r"[a-zA-Z](?:_\w+)?", key) and re.search(
+            rf"(?<![a-zA-Z\\]){re.escape(key)}(?![a-zA-Z])", "=".join(parts[1:])
+        ):
+            return None
+        current, named = key, True
+        out.append((key, value))
+    return out if named else None

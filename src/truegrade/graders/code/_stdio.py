@@ -1,0 +1,323 @@
+"""Stdin/stdout programs in any supported language: build once, run every test, judge each.
+
+The program is built once in the sandbox's scratch directory (a compiler, or a syntax check for
+a script), with its own wall-clock, CPU and memory bounds; a failed build is ``compile_error``
+for every test, with the compiler's message (truncated). Each test is then one ``exec`` of what
+the build made, in a fresh process, on the test's stdin, with the per-test time limit (wall
+clock and CPU) and memory limit, killed at the deadline. The expected output never enters the
+program's sandbox: stdout comes back and is compared here, or by a special judge (a checker
+program, sandboxed too, in a sandbox of its own, so the program's sandbox never holds an
+expected output).
+
+Per-test verdicts: ``accepted``, ``wrong_answer``, ``time_limit``, ``memory_limit``,
+``runtime_error``, ``compile_error``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from truegrade.graders.code._languages import Language, language_named, toolchain
+from truegrade.graders.code._program import extract_code
+from truegrade.graders.code._spec import Checker, StdioCase
+from truegrade.sandbox import ExecLimits, Executable, RunResult, Sandbox, SandboxError
+
+__all__ = [
+    "VERDICTS",
+    "CheckerFailed",
+    "StdioSettings",
+    "TestVerdict",
+    "outputs_match",
+    "run_stdio_program",
+    "source_of",
+]
+
+VERDICTS = (
+    "accepted",
+    "wrong_answer",
+    "time_limit",
+    "memory_limit",
+    "runtime_error",
+    "compile_error",
+)
+"""The per-test verdicts, as judges name them."""
+
+_MESSAGE_CHARS = 2000
+_OUT_OF_MEMORY = (
+    "MemoryError",  # Python
+    "std::bad_alloc",  # C++
+    "java.lang.OutOfMemoryError",
+    "runtime: out of memory",  # Go
+    "heap out of memory",  # V8
+    "memory allocation of",  # Rust's allocation failure
+)
+
+
+class CheckerFailed(Exception):
+    """The special judge could not judge (it did not build, crashed, timed out, or exited
+    with a status that is no verdict): the sample gets an error, not a fail."""
+
+
+@dataclass(frozen=True)
+class StdioSettings:
+    """The limits and comparison of one program's tests.
+
+    Attributes:
+        time_limit_s: Per test, wall clock and CPU.
+        memory_mb: Per test (the language's rule applies, see ``_languages``).
+        stack_mb: The main thread's stack.
+        compile_timeout_s / compile_memory_mb: The build's bounds.
+        compare: ``lines``, ``tokens`` or ``exact``.
+        abs_tol / rel_tol: Float tolerance of numeric tokens (0: exact text).
+    """
+
+    time_limit_s: float
+    memory_mb: int
+    stack_mb: int
+    compile_timeout_s: float
+    compile_memory_mb: int
+    compare: str
+    abs_tol: float = 0.0
+    rel_tol: float = 0.0
+
+
+@dataclass(frozen=True)
+class TestVerdict:
+    """One test's verdict, with a reason and the flag it raises (None when accepted)."""
+
+    name: str
+    verdict: str
+    reason: str = ""
+    flag: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "accepted"
+
+
+def source_of(response: str, language: Language) -> str:
+    """The program text: the last fenced block labelled with one of the language's names."""
+    return extract_code(response, frozenset((language.name, *language.aliases)))
+
+
+def _tokens_match(actual: list[str], expected: list[str], abs_tol: float, rel_tol: float) -> bool:
+    if len(actual) != len(expected):
+        return False
+    for a, e in zip(actual, expected, strict=True):
+        if a == e:
+            continue
+        try:
+            x, y = float(a), float(e)
+        except ValueError:
+            return False
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return False
+        if not math.isclose(x, y, rel_tol=rel_tol, abs_tol=abs_tol):
+            return False
+    return True
+
+
+def outputs_match(
+    actual: str, expected: str, compare: str, abs_tol: float = 0.0, rel_tol: float = 0.0
+) -> bool:
+    """Whether a program's stdout matches the expected one.
+
+    ``exact``: byte for byte; ``lines``: line by line, trailing whitespace of each line and
+    trailing empty lines ignored (leading whitespace counts); ``tokens``: the whitespace-
+    separated tokens. With a tolerance (``lines`` or ``tokens``), two tokens that differ as
+    text still match when both are finite numbers within it: ``0.3333333`` matches
+    ``0.33333334`` under ``abs_tol=1e-6``, ``nan`` only matches ``nan`` as text.
+    """
+    from truegrade.graders.code._harness import normalize_stdout
+
+    if compare == "exact":
+        return actual == expected
+    a, e = normalize_stdout(actual, compare), normalize_stdout(expected, compare)
+    if not (abs_tol or rel_tol):
+        return bool(a == e)
+    if compare == "tokens":
+        return _tokens_match(a, e, abs_tol, rel_tol)
+    return len(a) == len(e) and all(
+        _tokens_match(x.split(), y.split(), abs_tol, rel_tol) for x, y in zip(a, e, strict=True)
+    )
+
+
+def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 15] + " ... (truncated)"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def _build(
+    box: Sandbox, language: Language, source: str, settings: StdioSettings, extra: dict[str, str]
+) -> tuple[Executable | None, list[str], dict[str, str], str]:
+    """Build ``source``: (the executable, its run command, its environment, why it failed)."""
+    chain = toolchain(language, source, settings.memory_mb)
+    if isinstance(chain, str):
+        raise SandboxError(chain)  # the machine lacks the compiler: not the program's fault
+    name = language.source_name(source)
+    files = {name: source.encode("utf-8"), **{k: v.encode("utf-8") for k, v in extra.items()}}
+    built = box.build(
+        files,
+        chain.build,
+        keep=chain.keep,
+        timeout_s=settings.compile_timeout_s,
+        env=chain.env,  # a compiler reserves address space too: its data is what is capped
+        limits=ExecLimits(
+            data_mb=settings.compile_memory_mb,
+            stack_mb=None if language.own_stack else settings.stack_mb,
+        ),
+    )
+    if built.ok:
+        return built, chain.run, chain.env, ""
+    result = built.build
+    if result.status == "timeout":
+        why = f"the build ran past its {settings.compile_timeout_s:g} s limit"
+    elif result.status != "exited":
+        why = f"the build failed: {result.error}"
+    elif result.exit_code == 0:
+        why = result.error or "the build made nothing to run"
+    else:
+        why = f"exit status {result.exit_code}"
+    message = _clip(result.stderr or result.stdout)
+    return None, [], {}, why + (f":\n{message}" if message else "")
+
+
+def _failure(run: RunResult, language: Language, settings: StdioSettings) -> tuple[str, str, str]:
+    """(verdict, flag, reason) of a run that did not exit cleanly."""
+    limit = settings.time_limit_s
+    if run.status == "timeout" or (run.status == "crashed" and run.cpu_s >= limit):
+        return "time_limit", "timeout", f"ran past the {limit:g} s time limit and was killed"
+    stderr = run.stderr
+    over = run.maxrss_kb > settings.memory_mb * 1024
+    if run.status == "memory" or over or any(tell in stderr for tell in _OUT_OF_MEMORY):
+        return "memory_limit", "memory_limit", f"ran out of its {settings.memory_mb} MB"
+    if run.status == "output_limit":
+        return "runtime_error", "output_limit", run.error
+    if run.status == "violation":
+        return "runtime_error", "sandbox_violation", run.error
+    tail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
+    detail = run.error or f"exited with status {run.exit_code}"
+    if tail:
+        detail += f": {tail[0][:200]}"
+    flag = "exit_status" if run.status == "exited" else "program_crashed"
+    return "runtime_error", flag, detail
+
+
+@dataclass
+class _Judge:
+    """A special judge, built in its own sandbox and kept built while the checker is the same."""
+
+    box: Sandbox
+    checker: Checker
+    settings: StdioSettings
+    built: tuple[Executable, list[str], dict[str, str]] | None = None
+
+    def ready(self) -> tuple[Executable, list[str], dict[str, str]]:
+        language = language_named(self.checker.language)
+        assert language is not None  # checked when the spec was parsed
+        digest = hashlib.sha256(repr(self.checker).encode()).hexdigest()
+        cached = _JUDGES.get(id(self.box))
+        if cached is not None and cached[0] == digest and cached[1][0].current:
+            return cached[1]
+        executable, run, env, why = _build(
+            self.box, language, self.checker.source, self.settings, self.checker.files
+        )
+        if executable is None:
+            raise CheckerFailed(f"the checker does not build ({why})")
+        _JUDGES[id(self.box)] = (digest, (executable, run, env))
+        return executable, run, env
+
+    def judge(self, test: StdioCase, output: str) -> tuple[bool, str]:
+        executable, run, env = self.ready()
+        files = {
+            "input.txt": test.stdin.encode("utf-8"),
+            "output.txt": output.encode("utf-8"),
+            "answer.txt": test.stdout.encode("utf-8"),
+        }
+        language = language_named(self.checker.language)
+        assert language is not None
+        result = executable.exec(
+            [*run, "input.txt", "output.txt", "answer.txt"],
+            timeout_s=max(10.0, self.settings.time_limit_s),
+            env=env,
+            limits=language.limits(max(1024, self.settings.memory_mb), self.settings.stack_mb),
+            files=files,
+        )
+        said = _clip(result.stderr or result.stdout, 300)
+        if result.status == "exited" and result.exit_code == 0:
+            return True, said
+        if result.status == "exited" and result.exit_code in (1, 2):
+            return False, said
+        raise CheckerFailed(f"the checker failed ({result.error or result.status}): {said}")
+
+
+_JUDGES: dict[int, tuple[str, tuple[Executable, list[str], dict[str, str]]]] = {}
+
+
+def run_stdio_program(
+    box: Sandbox,
+    judge_box: Callable[[], Sandbox],
+    language: Language,
+    source: str,
+    tests: list[StdioCase],
+    settings: StdioSettings,
+    deadline: float,
+    checker: Checker | None = None,
+) -> list[TestVerdict]:
+    """Build ``source`` and run it on every test; one verdict per test.
+
+    Raises:
+        CheckerFailed: the special judge could not judge.
+        SandboxError: the sandbox failed (or lacks the language's toolchain).
+    """
+    names = [f"stdio_{i}" for i in range(len(tests))]
+    executable, run, env, why = _build(box, language, source, settings, {})
+    if executable is None:
+        reason = f"compile error ({language.name}): {why}"
+        return [TestVerdict(n, "compile_error", reason, "compile_error") for n in names]
+    judge = _Judge(judge_box(), checker, settings) if checker is not None else None
+    limits = language.limits(settings.memory_mb, settings.stack_mb)
+    verdicts = []
+    for name, test in zip(names, tests, strict=True):
+        left = deadline - time.monotonic()
+        if left < 0.01:
+            verdicts.append(
+                TestVerdict(name, "time_limit", "the program's time budget ran out", "timeout")
+            )
+            continue
+        wall = min(settings.time_limit_s, left)
+        result = executable.exec(
+            run, test.stdin, timeout_s=wall, cpu_s=settings.time_limit_s, env=env, limits=limits
+        )
+        if result.status == "sandbox_error":
+            raise SandboxError(result.error)
+        if result.status != "exited" or result.exit_code != 0:
+            verdict, flag, reason = _failure(result, language, settings)
+            verdicts.append(TestVerdict(name, verdict, reason, flag))
+        elif result.cpu_s > settings.time_limit_s:
+            reason = f"used {result.cpu_s:.2f} s of CPU, over the {settings.time_limit_s:g} s limit"
+            verdicts.append(TestVerdict(name, "time_limit", reason, "timeout"))
+        elif judge is not None:
+            ok, said = judge.judge(test, result.stdout)
+            if ok:
+                verdicts.append(TestVerdict(name, "accepted"))
+            else:
+                reason = f"the checker says: {said}" if said else "the checker rejects the output"
+                verdicts.append(TestVerdict(name, "wrong_answer", reason, "wrong_answer"))
+        elif outputs_match(
+            result.stdout, test.stdout, settings.compare, settings.abs_tol, settings.rel_tol
+        ):
+            verdicts.append(TestVerdict(name, "accepted"))
+        else:
+            reason = f"expected stdout {_short(test.stdout)}, got {_short(result.stdout)}"
+            verdicts.append(TestVerdict(name, "wrong_answer", reason, "wrong_answer"))
+    return verdicts

@@ -1,0 +1,32 @@
+"""``instructions``: IFEval's verifiable instruction-following constraints ("no commas", "at
+least 300 words", "end with this phrase"...), strict or loose as IFEval defines them, one verdict
+per constraint, and hardened against responses that meet the constraints without attempting the
+request (echoing the prompt, stuffing keywords, saying nothing)."""
+
+from truegrade.graders.instructions._checks import (
+    CHECKERS,
+    Checker,
+    Constraint,
+    check,
+    loose_variants,
+    parse_constraints,
+)
+from truegrade.graders.instructions._grader import (
+    InstructionFlag,
+    InstructionsGrader,
+    InstructionsOptions,
+    constraints_of,
+)
+
+__all__ = [
+    "CHECKERS",
+    "Checker",
+    "Constraint",
+    "InstructionFlag",
+    "InstructionsGrader",
+    "InstructionsOptions",
+    "check",
+    "constraints_of",
+    "loose_variants",
+    "parse_constraints",
+]

@@ -1,0 +1,185 @@
+"""Answer and key formats met in real material, class by class: each true equivalent is
+accepted, and each near miss of the same shape is still rejected.
+
+The kernel is called directly (as a worker calls it) so each case shows its verdict and reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from truegrade.graders.math._check import MathKernel
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    return MathKernel()
+
+
+# (class, response, gold): right answers
+RIGHT = [
+    # a short response's one math span is its answer
+    ("span", "Answer $ 9 $", "9"),
+    ("span", r"Answer \[ 9 \]", "9"),
+    ("span", "Answer $$ \n 9 \n $$", "9"),
+    ("span", r"Therefore $x \geq 5$ is the solution.", "x >= 5"),
+    (
+        "span",
+        r"The identity matrix is $\begin{pmatrix}1 & 0 \\ 0 & 1\end{pmatrix}$.",
+        r"\begin{pmatrix}1 & 0 \\ 0 & 1\end{pmatrix}",
+    ),
+    ("span", "$28$ percent", r"28\%"),
+    ("span", "28 pct", r"28\%"),
+    ("span", "Final Answer: The largest $n$ is 34.", "34"),
+    # named values and assignments as the key
+    ("named", r"\boxed{4, 5}", "AB=4, CD=5"),
+    ("named", r"\boxed{CD=5, AB=4}", "AB=4, CD=5"),
+    ("named", r"\boxed{(3,2)}", "(p,q)=(3,2)"),
+    ("named", r"\boxed{1}", "|AB|=1"),
+    ("named", r"\boxed{3, 2, 1}", "n=1, 2, 3"),
+    ("named", r"\boxed{n=1, 2, 3}", "n=1, 2, 3"),
+    ("named", r"\boxed{\frac{1}{\sqrt{6}}}", r"\frac{NO}{BO}=\frac{1}{\sqrt6}"),
+    ("named", r"\boxed{7:32}", r"S_{MBCN}:S=7:32"),
+    ("named", r"\boxed{(5,2),(7,2)}", "p=5,q=2;p=7,q=2"),
+    ("named", r"\boxed{a_{37} = 19, \quad a_3 = 2}", "a_3 = 2, a_{37} = 19"),
+    ("named", r"\boxed{(x, y) = (5, 8) \text{ and } (8, 5)}", "(5, 8), (8, 5)"),
+    ("named", r"\boxed{2x+3}", "y = 2x+3"),
+    ("named", r"\boxed{2x - y + 3 = 0}", "y = 2x+3"),
+    ("named", r"\boxed{10000}", "x = 10,000"),
+    ("named", r"\boxed{10,000}", "x=10{,}000"),
+    # an inequality key and the interval it is
+    ("interval", r"\boxed{(-793, 10)}", "-793 < a < 10"),
+    ("interval", r"\boxed{(0,1)}", "0<f(x)<1"),
+    ("interval", r"\boxed{x \in [-2,7]}", r"-2 \le x \le 7"),
+    ("interval", r"\boxed{x \in [-2,7]}", r"-2 \\le x \\le 7"),  # backslashes doubled
+    ("interval", r"\boxed{[-\frac{3}{2}, -1] \cup [1, \frac{3}{2}]}", r"1\leq|z|\leq \frac{3}{2}"),
+    ("interval", r"\boxed{7 \ge x \ge -2}", r"-2 \le x \le 7"),
+    # lists
+    ("list", r"\boxed{1} and \boxed{2} and \boxed{3}", "{1,2,3}"),
+    ("list", r"\boxed{1},\boxed{2},\boxed{3}", "{1,2,3}"),
+    ("list", r"\boxed{840}", r"so \boxed{840}. **Final Answer** \boxed{840}"),
+    # formatting
+    ("format", r"\boxed{11,\! 111,\! 111,\! 100}", "11111111100"),
+    ("format", r"\boxed{1 000}", "1000"),
+    ("format", r"\boxed{28 \text{ percent}}", r"28\%"),
+    ("format", r"\boxed{28 percentage}", r"28\%"),
+    ("format", r"The distance is $\boxed{125\textnormal{ miles}}.$", "$125$ miles"),
+    # keys in other syntaxes
+    ("syntax", r"\boxed{x^4 + 2x}", "x**4 + 2*x"),
+    ("syntax", r"\boxed{2(x+1)^{n+1}}", "2*(x+1)**(n+1)"),
+    ("syntax", r"\boxed{1.25 \times 10^{18}}", "1.25e+18"),
+    ("syntax", r"\boxed{1.25e18}", r"1.25 \times 10^{18}"),
+    # times
+    ("time", r"\boxed{12:00}", "12:00"),
+    ("time", r"\boxed{4:30 \text{ p.m.}}", "16:30"),
+    # radicals: a reordered denominator is the same expression, decided without simplify
+    (
+        "radical",
+        r"\boxed{\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{2\sqrt{33}+15}}",
+        r"\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{15+2\sqrt{33}}",
+    ),
+    ("radical", r"\boxed{10^{\frac{\sqrt{13} - 5}{6}}}", r"x = 10^{\frac{-5+\sqrt{13}}{6}}"),
+    (
+        "radical",  # the denominator rationalised: exact, and without simplify's minutes
+        r"\boxed{\frac{\sqrt{\sqrt{11}+\sqrt{194}}(15-2\sqrt{33})}{93}}",
+        r"\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{15+2\sqrt{33}}",
+    ),
+    ("radical", r"\boxed{\sqrt{2}+\sqrt{3}}", r"\sqrt{5+2\sqrt{6}}"),
+    ("radical", r"\boxed{\sqrt{2}-1}", r"\frac{1}{\sqrt{2}+1}"),
+    (
+        "radical",
+        r"\boxed{\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}"
+        r" + \begin{pmatrix}5 & 6 \\ 7 & 8\end{pmatrix}}",
+        r"\begin{pmatrix}6 & 8 \\ 10 & 12\end{pmatrix}",
+    ),
+]
+
+# (class, response, gold, flag or None): near misses of the same shapes
+WRONG = [
+    ("span", "Answer $5$ or 6.", "5", "no_answer"),
+    ("span", "Answer $5$ or $6$.", "5", "no_answer"),
+    ("span", "Answer $ \n 9 \n $", "9", "no_answer"),  # an inline span does not cross lines
+    ("span", "I computed 5 and I'm confident.", "5", "no_answer"),
+    ("span", r"Compute $\frac{1}{2}+\frac{1}{3}$.", r"\frac{5}{6}", "no_answer"),  # an echo
+    ("span", "What is $2+3$?", "5", "no_answer"),
+    ("span", "$28$ percent", "28", "percent_mismatch"),
+    ("span", "Final Answer: The largest $n$ is 35.", "34", None),
+    ("span", "Final Answer: The largest $n$ is 34 or 35.", "34", "hedged"),
+    ("named", r"\boxed{5, 4}", "AB=4, CD=5", None),
+    ("named", r"\boxed{AB=5, CD=4}", "AB=4, CD=5", None),
+    ("named", r"\boxed{AB=4, EF=5}", "AB=4, CD=5", None),
+    ("named", r"\boxed{(2,3)}", "(p,q)=(3,2)", None),
+    ("named", r"\boxed{2}", "|AB|=1", None),
+    ("named", r"\boxed{1, 2}", "n=1, 2, 3", None),
+    ("named", r"\boxed{1, 2, 3, 4}", "n=1, 2, 3", "hedged"),
+    ("named", r"\boxed{m=1, 2, 3}", "n=1, 2, 3", None),
+    ("named", r"\boxed{(5,2),(7,3)}", "p=5,q=2;p=7,q=2", None),
+    ("named", r"\boxed{y = 5}", "x=5", None),
+    ("named", r"\boxed{2x - y + 4 = 0}", "y = 2x+3", None),
+    ("named", r"\boxed{3x+3}", "y = 2x+3", None),
+    ("named", r"\boxed{10, 000}", "x = 10,000", "hedged"),
+    ("named", r"\boxed{10}", "x = 10,000", None),
+    ("interval", r"\boxed{[-793, 10)}", "-793 < a < 10", "interval_mismatch"),
+    ("interval", r"\boxed{(-793, 11)}", "-793 < a < 10", "interval_mismatch"),
+    ("interval", r"\boxed{(0,1]}", "0<f(x)<1", "interval_mismatch"),
+    ("interval", r"\boxed{[1, \frac{3}{2}]}", r"1\leq|z|\leq \frac{3}{2}", None),
+    ("interval", r"\boxed{-2 \le x \le 7}", r"x \in [-2,7]", None),  # a set key wants a set
+    ("list", r"\boxed{1} and \boxed{2}", "{1,2,3}", None),
+    ("list", r"\boxed{1} and \boxed{2} and \boxed{4}", "{1,2,3}", None),
+    ("format", r"\boxed{11,\! 111,\! 111,\! 101}", "11111111100", None),
+    ("format", r"\boxed{100, 200}", "100200", "hedged"),  # comma and space: a list, not 100,200
+    ("format", r"\boxed{12 13}", "1213", "parse_error"),  # not groups of three
+    ("format", r"\boxed{28 pct}", "28", "percent_mismatch"),
+    ("format", r"The distance is $\boxed{125\textnormal{ km}}.$", "$125$ miles", "unit_mismatch"),
+    ("syntax", r"\boxed{x^4 + 3x}", "x**4 + 2*x", None),
+    ("syntax", r"\boxed{18 + 1.25e}", "1.25e+18", None),
+    ("syntax", r"\boxed{1.25 \times 10^{17}}", "1.25e+18", None),
+    ("time", r"\boxed{1:00}", "12:00", None),
+    ("time", r"\boxed{3:00}", "12:00", None),
+    ("time", r"\boxed{1:15}", "2:30", None),
+    ("time", r"\boxed{4:30}", "4:30 p.m.", None),
+    ("time", r"\boxed{12}", "12:00", None),
+    (
+        "radical",
+        r"\boxed{\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{2\sqrt{33}+16}}",
+        r"\frac{\sqrt{\sqrt{11}+\sqrt{194}}}{15+2\sqrt{33}}",
+        None,
+    ),
+    ("radical", r"\boxed{10^{10^{10^{10}}}}", "1", "too_complex"),
+    ("radical", r"\boxed{\sqrt{2}+\sqrt{3}}", r"\sqrt{5+2\sqrt{7}}", None),
+    ("radical", r"\boxed{\sqrt{2}+1}", r"\frac{1}{\sqrt{2}+1}", None),
+]
+
+
+@pytest.mark.parametrize(("kind", "response", "gold"), RIGHT)
+def test_true_equivalents_are_accepted(kernel, kind, response, gold):
+    result = kernel((response, gold))
+    assert result["passed"] is True, (kind, response, gold, result)
+
+
+@pytest.mark.parametrize(("kind", "response", "gold", "flag"), WRONG)
+def test_near_misses_are_rejected(kernel, kind, response, gold, flag):
+    result = kernel((response, gold))
+    assert result["passed"] is False, (kind, response, gold, result)
+    assert result["explanation"]
+    if flag:
+        assert flag in result["flags"], (kind, response, result)
+
+
+def test_a_key_boxing_different_answers_in_different_sentences_is_refused(kernel):
+    result = kernel((r"\boxed{1,2}", r"\boxed{1} no no no no no \boxed{2}"))
+    assert result["passed"] is None and "bad_reference" in result["flags"]
+    listed = kernel((r"\boxed{1,2}", r"\boxed{1} papers and \boxed{2} bins"))
+    assert listed["passed"] is True
+
+
+def test_every_class_has_right_and_wrong_cases():
+    assert {k for k, *_ in RIGHT} == {k for k, *_ in WRONG}
+
+
+@pytest.mark.timeout(60)
+def test_an_inequality_answer_too_big_to_solve_is_rejected_not_solved(kernel):
+    # solving a degree-99 inequality could stall a worker until its deadline; it is not solved
+    result = kernel((r"\boxed{x^{99} - 3x + 1 > 0}", "-793 < x < 10"))
+    assert result["passed"] is False
+    assert kernel((r"\boxed{x^2 < 4}", "-2 < x < 2"))["passed"] is True
