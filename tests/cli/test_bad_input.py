@@ -20,6 +20,7 @@ on good input) run as a subprocess in their own process group, killed whole at t
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import queue
@@ -467,6 +468,20 @@ def _json_array(data: bytes, suffix: str) -> bytes:
 
 BINARY = bytes(range(256)) * 64
 
+
+def _named(name: Callable[[str, str], str], data: bytes) -> Callable[[Path, Path | None], str]:
+    """A file named ``name(stem, name)`` of the good one, holding ``data``: what a reader that
+    picks the format by the name (``.parquet``, ``.gz``) meets."""
+
+    def make(where: Path, good: Path | None) -> str:
+        assert good is not None
+        path = where / name(good.stem, good.name)
+        path.write_bytes(data)
+        return str(path)
+
+    return make
+
+
 COMMON = [
     Bad("missing", _file("", None)),
     # a name the terminal's markup must not eat: the line still has to show it
@@ -478,6 +493,9 @@ COMMON = [
     Bad("not_utf8", _derived(_not_utf8)),
     Bad("fields_missing", _derived(_fields_missing)),
     Bad("huge_field", _derived(_huge), may_succeed=True),
+    Bad("binary_parquet", _named(lambda stem, name: f"{stem}.parquet", BINARY)),
+    Bad("corrupt_gzip", _named(lambda stem, name: f"{name}.gz", b"\x1f\x8b\x08\x00" + BINARY)),
+    Bad("gzipped_binary", _named(lambda stem, name: f"{name}.gz", gzip.compress(BINARY))),
 ]
 BY_SUFFIX = {
     ".jsonl": [

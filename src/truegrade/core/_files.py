@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -57,8 +58,52 @@ def check_file(path: str | Path, what: str) -> Path:
     return p
 
 
+_GZIP_ERRORS = (OSError, EOFError, zlib.error)
+"""What a corrupt or truncated gzip stream raises part-way through (``BadGzipFile`` is an
+``OSError``; a bad deflate block is a bare ``zlib.error``)."""
+
+
+class _Gunzip(gzip.GzipFile):
+    """A ``.gz`` file whose every read reports a corrupt stream as a ``DataError`` naming the
+    file, however the caller reads it (whole, by line, by iteration)."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(path, "rb")
+        self._path = path
+        self._what = what
+
+    def _broken(self, exc: BaseException) -> DataError:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        return DataError(f"{self._what} is not a readable gzip file: {why}", path=str(self._path))
+
+    def read(self, size: int | None = -1) -> bytes:
+        try:
+            return super().read(size)
+        except _GZIP_ERRORS as exc:
+            raise self._broken(exc) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except _GZIP_ERRORS as exc:
+            raise self._broken(exc) from None
+
+    def peek(self, n: int) -> bytes:
+        try:
+            return super().peek(n)
+        except _GZIP_ERRORS as exc:
+            raise self._broken(exc) from None
+
+    def readline(self, size: int | None = -1) -> bytes:
+        try:
+            return super().readline(size)
+        except _GZIP_ERRORS as exc:
+            raise self._broken(exc) from None
+
+
 def open_file(path: str | Path, what: str, *, gz: bool = False) -> IO[bytes]:
-    """Open a user's file for reading bytes (decompressing a ``.gz`` one when ``gz``).
+    """Open a user's file for reading bytes (decompressing a ``.gz`` one when ``gz``: a corrupt
+    stream is then a ``DataError`` from whichever read meets it).
 
     Raises:
         DataError: the file is missing, a directory, not a regular file, or not readable.
@@ -66,7 +111,7 @@ def open_file(path: str | Path, what: str, *, gz: bool = False) -> IO[bytes]:
     p = check_file(path, what)
     try:
         if gz and p.suffix == ".gz":
-            return gzip.open(p, "rb")  # type: ignore[return-value]
+            return _Gunzip(p, what)  # type: ignore[return-value]
         return p.open("rb")
     except OSError as exc:
         raise DataError(f"{what} cannot be opened: {exc.strerror or exc}", path=str(p)) from None
@@ -77,7 +122,7 @@ def read_bytes(path: str | Path, what: str, *, gz: bool = False) -> bytes:
     with open_file(path, what, gz=gz) as handle:
         try:
             return handle.read()
-        except (OSError, EOFError) as exc:  # BadGzipFile is an OSError
+        except OSError as exc:
             raise DataError(f"{what} cannot be read: {exc}", path=str(path)) from None
 
 

@@ -24,7 +24,6 @@ them) expands into one sample per response, with ids ``ID#k`` and ``group`` set 
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -135,8 +134,8 @@ def _jsonl_rows(
                     )
                     continue
                 yield number, row
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise DataError(f"cannot read: {exc}", path=str(path)) from None
+        except OSError as exc:  # the disk, not the file's contents (open_file reports gzip's)
+            raise DataError(f"{what} cannot be read: {exc}", path=str(path)) from None
 
 
 def _json_array_rows(
