@@ -410,9 +410,14 @@ def _word_triples(text: str) -> set[str]:
     return {" ".join(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
 
 
+_DUPLICATE_PREFIX_CHARS = 100_000
+"""Prompts are compared for near-duplicates on this many leading characters: ample for any
+real prompt, and a 20 MB one costs a bounded hashing step instead of tens of seconds."""
+
+
 def _char_grams(text: str, n: int = 5) -> set[bytes]:
     # character 5-grams of the normalised words: robust to a changed word or punctuation
-    flat = " ".join(re.findall(r"\w+", text.lower()))
+    flat = " ".join(re.findall(r"\w+", text[:_DUPLICATE_PREFIX_CHARS].lower()))
     return {flat[i : i + n].encode() for i in range(max(1, len(flat) - n + 1))}
 
 
