@@ -523,6 +523,24 @@ def _python(source: bytes, ref: str) -> Callable[[Path, Path | None], str]:
     return make
 
 
+def _spec_naming(
+    option: str, make_named: Callable[[Path], None]
+) -> Callable[[Path, Path | None], str]:
+    """A judge spec that is right in itself but whose ``option`` names a bad file (built by
+    ``make_named(path)``): the file the spec leads to is a user's file too."""
+
+    def make(where: Path, _good: Path | None) -> str:
+        named = where / f"named-by-spec.{option}"
+        make_named(named)
+        spec = where / "spec.yaml"
+        spec.write_text(
+            f"type: judge\nendpoint: http://127.0.0.1:9/v1\nmodel: m\n{option}: {named.name}\n"
+        )
+        return str(spec)
+
+    return make
+
+
 SPECS = [
     Bad("unknown_name", lambda where, good: "no-such-grader"),
     Bad("missing_yaml", _file("spec.yaml", None)),
@@ -548,6 +566,10 @@ SPECS = [
         "no_such_function", _python(b"def other(completions, **kw):\n    return [1.0]\n", "reward")
     ),
     Bad("wrong_signature", _python(b"def reward(a, b, c, d, e):\n    return 1.0\n", "reward")),
+    Bad("judge_cache_binary", _spec_naming("cache", lambda p: p.write_bytes(BINARY))),
+    Bad("judge_cache_directory", _spec_naming("cache", lambda p: p.mkdir())),
+    Bad("judge_template_binary", _spec_naming("template", lambda p: p.write_bytes(BINARY))),
+    Bad("judge_template_missing", _spec_naming("template", lambda p: None)),
 ]
 
 OUTPUTS = [
