@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests.audit import planted
@@ -169,24 +168,3 @@ def test_audit_command_end_to_end(tmp_path):
         timeout=60,
     )
     assert bad.returncode == 2 and "unknown checks vibes" in bad.stderr
-
-
-def test_near_duplicates_are_judged_on_a_prompts_first_100000_characters():
-    # the documented bound: long prompts alike in their first 100,000 characters are near
-    # copies whatever follows, and a short prompt is compared whole
-    rng = np.random.default_rng(7)
-
-    def words(n: int) -> str:
-        return " ".join(f"w{int(k)}" for k in rng.integers(0, 10**6, n))
-
-    head = words(15_000)  # ~120,000 characters
-    assert len(head) > 100_000
-    rows = [
-        # whole, these two share under half their 5-grams: the tails are long and unalike
-        {"id": "a", "prompt": head + " " + words(30_000), "reference": "4"},
-        {"id": "b", "prompt": head + " " + words(30_000), "reference": "4"},
-        {"id": "c", "prompt": "What is 2+2? Give a number.", "reference": "4"},
-        {"id": "d", "prompt": "Name the capital of France in one word.", "reference": "Paris"},
-    ]
-    report = audit_items(load_grader("exact"), rows, checks=["duplicates"])
-    assert flagged(report, "near_duplicate") == {"a", "b"}

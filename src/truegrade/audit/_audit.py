@@ -11,8 +11,14 @@ Every check flags items with a reason a reviewer can act on:
   grader fails all of them (the key is more likely wrong than they are);
 * ``low_discrimination``: across models, doing well on this item goes with doing badly on the rest
   (item-rest correlation near zero or negative);
-* ``near_duplicate``: prompts that are near copies of each other (MinHash, estimated Jaccard);
-* ``answer_leak``: the reference appears in the prompt.
+* ``near_duplicate``: prompts that are one question asked twice: a synonym, reordered clauses, a
+  changed name in a word problem (see ``_similar`` for the rule); prompts of one template with
+  other numbers are reported as ``templates`` (families, not item flags: not a defect);
+* ``paraphrase``: the same question in other words, by sentence embeddings (only when the
+  semantic pass is asked for);
+* ``answer_leak``: the reference appears in the prompt;
+* ``contaminated`` / ``template_in_training``: given a training set (``against``), an item that
+  is a near copy of a training prompt, or an instance of a template the training set holds.
 
 The audit calls the grader only through ``run_grader``, in batches, so it works for any grader.
 """
@@ -29,6 +35,17 @@ from pydantic import BaseModel, Field
 
 from truegrade.attacks import infer_kind, is_rewarded, reference_response
 from truegrade.audit._equivalents import equivalent_responses
+from truegrade.audit._similar import (
+    DuplicatePair,
+    Leak,
+    TemplateFamily,
+    Weights,
+    find_leaks,
+    find_near_copies,
+    prepare,
+    same_item,
+    similarity,
+)
 from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
 
 __all__ = ["CHECKS", "AuditFlag", "AuditItem", "AuditReport", "audit_items"]
@@ -58,10 +75,18 @@ class AuditItem(BaseModel):
     flags: list[AuditFlag] = Field(default_factory=list)
 
 
+class SemanticPass(BaseModel):
+    """How the paraphrase pass ran."""
+
+    model: str
+    threshold: float
+    pairs: int
+
+
 class AuditReport(BaseModel):
     """What ``truegrade audit`` found. Only flagged items are listed in ``items``."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     grader: dict[str, Any] | str
     kind: str
     items_total: int
@@ -69,21 +94,44 @@ class AuditReport(BaseModel):
     by_flag: dict[str, int]
     checks: dict[str, str] = Field(description="Each check: 'ran', or why it was skipped.")
     items: list[AuditItem]
+    duplicate_pairs: list[DuplicatePair] = Field(
+        default_factory=list, description="Near-duplicate and paraphrase pairs, with scores."
+    )
+    templates: list[TemplateFamily] = Field(
+        default_factory=list, description="Families of items that are one template."
+    )
+    leaks: list[Leak] = Field(
+        default_factory=list, description="Items a training prompt matches (with `against`)."
+    )
+    semantic: SemanticPass | None = None
 
     def markdown(self) -> str:
         """A table of the flagged items, for a README or a pull request."""
         lines = [
             f"{self.items_flagged} of {self.items_total} items flagged "
             + (", ".join(f"{k}: {v}" for k, v in sorted(self.by_flag.items())) or ""),
-            "",
-            "| item | flag | reason |",
-            "|---|---|---|",
         ]
+        if self.semantic is not None:
+            lines.append(
+                f"(paraphrases by {self.semantic.model}, cosine >= {self.semantic.threshold:g}: "
+                f"{_count(self.semantic.pairs, 'pair')})"
+            )
+        lines += ["", "| item | flag | reason |", "|---|---|---|"]
         for item in self.items:
             for flag in item.flags:
                 reason = flag.reason.replace("|", "\\|").replace("\n", " ")
                 lines.append(f"| {item.id} | {flag.name} | {reason} |")
+        if self.templates:
+            lines += ["", "| templated family | items | template |", "|---|---|---|"]
+            for family in self.templates:
+                template = family.template.replace("|", "\\|")
+                lines.append(f"| {_members(family.members)} | {len(family.members)} | {template} |")
         return "\n".join(lines) + "\n"
+
+
+def _members(ids: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 def _item_id(sample: Sample) -> str:
@@ -98,7 +146,10 @@ def audit_items(
     checks: Sequence[str] = CHECKS,
     reruns: int = 3,
     threshold: float = 0.5,
-    duplicate_threshold: float = 0.8,
+    duplicate_threshold: float = 0.75,
+    semantic: bool | str = False,
+    semantic_threshold: float = 0.85,
+    against: Sequence[SampleLike] | None = None,
     majority: float = 0.5,
     min_responses: int = 3,
     discrimination_floor: float = 0.1,
@@ -114,7 +165,12 @@ def audit_items(
         checks: Which checks to run (see ``CHECKS``).
         reruns: Gradings of each response for the flakiness check (at least 2 to check).
         threshold: A score above it counts as a pass when a grade has no verdict.
-        duplicate_threshold: Estimated Jaccard similarity from which prompts are near copies.
+        duplicate_threshold: Lexical similarity (see ``_similar``) from which prompts match:
+            as near duplicates when their numbers agree, as one template when they differ.
+        semantic: Also look for paraphrases with a sentence-embedding model: True for the
+            default model (the ``semantic`` extra), or a local model directory.
+        semantic_threshold: Cosine similarity from which two prompts are paraphrases.
+        against: A training set: report the items one of its prompts matches (leakage).
         majority: Share of responses that must agree for ``suspect_key``.
         min_responses: Fewest responses to an item for ``suspect_key``.
         discrimination_floor: Item-rest correlations below this are flagged.
@@ -122,6 +178,12 @@ def audit_items(
     unknown = set(checks) - set(CHECKS)
     if unknown:
         raise ValueError(f"unknown checks {sorted(unknown)}; choose from {', '.join(CHECKS)}")
+    embedder = None
+    if semantic and ("duplicates" in checks or against is not None):
+        from truegrade.audit._semantic import load_embedder
+
+        # before any grading: a missing model stops the audit at once, not after the work
+        embedder = load_embedder(None if semantic is True else str(semantic))
     rows = to_samples(samples)
     items: dict[str, Sample] = {}
     responses: dict[str, list[Sample]] = defaultdict(list)
@@ -223,8 +285,17 @@ def audit_items(
         )
     if "discrimination" in checks:
         ran["discrimination"] = _discrimination(responses, first, discrimination_floor, flags)
+    similar = _Similar()
     if "duplicates" in checks:
-        ran["duplicates"] = _duplicates(items, duplicate_threshold, flags)
+        ran["duplicates"] = _duplicates(items, duplicate_threshold, flags, similar)
+    if embedder is not None and "duplicates" in checks:
+        ran["paraphrases"] = _paraphrases(items, embedder, semantic_threshold, flags, similar)
+    elif semantic:
+        ran["paraphrases"] = "skipped: needs the duplicates check"
+    if against is not None:
+        ran["leakage"] = _leakage(
+            items, against, duplicate_threshold, embedder, semantic_threshold, flags, similar
+        )
     if "leak" in checks:
         ran["leak"] = _leaks(items, the_kind, flags)
 
@@ -240,6 +311,16 @@ def audit_items(
         by_flag=dict(sorted(counts.items())),
         checks=ran,
         items=flagged,
+        duplicate_pairs=similar.pairs,
+        templates=similar.templates,
+        leaks=similar.leaks,
+        semantic=None
+        if embedder is None
+        else SemanticPass(
+            model=embedder.name,
+            threshold=semantic_threshold,
+            pairs=sum(p.method == "semantic" for p in similar.pairs),
+        ),
     )
 
 
@@ -410,46 +491,179 @@ def _word_triples(text: str) -> set[str]:
     return {" ".join(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
 
 
-_DUPLICATE_PREFIX_CHARS = 100_000
-"""Prompts are compared for near-duplicates on this many leading characters: ample for any
-real prompt, and a 20 MB one costs a bounded hashing step instead of tens of seconds."""
+_SHARED_TEXT = 0.5
+"""Lexical similarity from which a semantic match is left to the lexical pass's judgement."""
 
 
-def _char_grams(text: str, n: int = 5) -> set[bytes]:
-    # character 5-grams of the normalised words: robust to a changed word or punctuation
-    flat = " ".join(re.findall(r"\w+", text[:_DUPLICATE_PREFIX_CHARS].lower()))
-    return {flat[i : i + n].encode() for i in range(max(1, len(flat) - n + 1))}
+class _Similar:
+    """What the similarity checks found, for the report."""
+
+    def __init__(self) -> None:
+        self.pairs: list[DuplicatePair] = []
+        self.templates: list[TemplateFamily] = []
+        self.leaks: list[Leak] = []
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _prompts(items: dict[str, Sample]) -> dict[str, str]:
+    return {i: s.prompt_text for i, s in items.items() if s.prompt_text.strip()}
+
+
+def _flag_pairs(
+    pairs: Sequence[DuplicatePair], name: str, what: str, flags: dict[str, list[AuditFlag]]
+) -> None:
+    """One flag per item, naming its matches (the closest first, at most five)."""
+    matches: dict[str, list[tuple[float, str, str]]] = defaultdict(list)
+    for p in pairs:
+        matches[p.a].append((p.similarity, p.b, p.edit))
+        matches[p.b].append((p.similarity, p.a, p.edit))
+    for item_id, found in matches.items():
+        found.sort(key=lambda m: (-m[0], m[1]))
+        shown = "; ".join(f"{other} ({score:.2f}, {edit})" for score, other, edit in found[:5])
+        more = f"; and {len(found) - 5} more" if len(found) > 5 else ""
+        flags[item_id].append(AuditFlag(name=name, reason=f"{what} {shown}{more}"))
 
 
 def _duplicates(
-    items: dict[str, Sample], threshold: float, flags: dict[str, list[AuditFlag]]
+    items: dict[str, Sample],
+    threshold: float,
+    flags: dict[str, list[AuditFlag]],
+    similar: _Similar,
 ) -> str:
-    from datasketch import MinHash, MinHashLSH
-
-    prompts = {i: s.prompt_text for i, s in items.items() if s.prompt_text.strip()}
+    prompts = _prompts(items)
     if len(prompts) < 2:
         return "skipped: fewer than two prompts"
-    lsh = MinHashLSH(threshold=threshold, num_perm=128)
-    hashes = {}
-    for item_id, prompt in prompts.items():
-        m = MinHash(num_perm=128, seed=1)
-        m.update_batch(list(_char_grams(prompt)))
-        hashes[item_id] = m
-        lsh.insert(item_id, m)
-    for item_id, m in hashes.items():
-        for other in lsh.query(m):
-            if other == item_id:
-                continue
-            similarity = m.jaccard(hashes[other])
-            if similarity >= threshold:
-                flags[item_id].append(
-                    AuditFlag(
-                        name="near_duplicate",
-                        reason=f"prompt nearly identical to that of {other} "
-                        f"(Jaccard ~{similarity:.2f})",
-                    )
+    pairs, similar.templates = find_near_copies(prompts, threshold)
+    similar.pairs.extend(pairs)
+    _flag_pairs(pairs, "near_duplicate", "the same question as", flags)
+    in_templates = sum(len(f.members) for f in similar.templates)
+    return (
+        f"ran (similarity >= {threshold:g}): {_count(len(pairs), 'near-duplicate pair')}, "
+        f"{_count(len(similar.templates), 'templated family', 'templated families')} "
+        f"({_count(in_templates, 'item')})"
+    )
+
+
+def _clusters(similar: _Similar) -> dict[str, str]:
+    """Each item's representative among the items the lexical pass linked (as near copies or
+    as one template)."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for pair in similar.pairs:
+        parent[root(pair.a)] = root(pair.b)
+    for family in similar.templates:
+        for member in family.members[1:]:
+            parent[root(member)] = root(family.members[0])
+    return {x: root(x) for x in list(parent)}
+
+
+def _paraphrases(
+    items: dict[str, Sample],
+    embedder: Any,
+    threshold: float,
+    flags: dict[str, list[AuditFlag]],
+    similar: _Similar,
+) -> str:
+    from truegrade.audit._semantic import close_pairs
+
+    prompts = _prompts(items)
+    ids = list(prompts)
+    texts = {i: prepare(prompts[i]) for i in ids}
+    weights = Weights(texts.values())
+    cluster = _clusters(similar)
+    candidates: list[tuple[str, str, float]] = []
+    shared: dict[frozenset[str], float] = defaultdict(float)
+    for i, j, score in close_pairs(embedder.encode([prompts[i] for i in ids]), threshold):
+        a, b = ids[i], ids[j]
+        ca, cb = cluster.get(a, a), cluster.get(b, b)
+        if ca == cb:
+            continue  # the lexical pass already matched them, directly or through others
+        if not same_item(texts[a], texts[b]):
+            continue  # other numbers: another instance of a template, not the same question
+        key = frozenset((ca, cb))
+        shared[key] = max(shared[key], similarity(texts[a], texts[b], weights))
+        candidates.append((a, b, score))
+    found = [
+        DuplicatePair(a=a, b=b, similarity=round(score, 3), method="semantic", edit="other words")
+        for a, b, score in candidates
+        # when the two (or copies of them) share most of their words and the lexical pass found
+        # no copy, the words they do not share change the question: two questions on a passage
+        if shared[frozenset((cluster.get(a, a), cluster.get(b, b)))] < _SHARED_TEXT
+    ]
+    similar.pairs.extend(found)
+    _flag_pairs(found, "paraphrase", "the same question in other words as", flags)
+    return (
+        f"ran ({embedder.name}, cosine >= {threshold:g}): {_count(len(found), 'paraphrase pair')}"
+    )
+
+
+def _leakage(
+    items: dict[str, Sample],
+    against: Sequence[SampleLike],
+    threshold: float,
+    embedder: Any,
+    semantic_threshold: float,
+    flags: dict[str, list[AuditFlag]],
+    similar: _Similar,
+) -> str:
+    training: dict[str, str] = {}
+    for row in to_samples(against):
+        if row.prompt_text.strip():
+            training.setdefault(row.group or row.key, row.prompt_text)
+    prompts = _prompts(items)
+    leaks = {leak.item: leak for leak in find_leaks(prompts, training, threshold)}
+    if embedder is not None and training:
+        from truegrade.audit._semantic import nearest
+
+        open_ids = [i for i in prompts if i not in leaks or leaks[i].match != "duplicate"]
+        train_ids = list(training)
+        vectors = embedder.encode([prompts[i] for i in open_ids])
+        best, scores = nearest(vectors, embedder.encode([training[t] for t in train_ids]))
+        for item_id, k, score in zip(open_ids, best, scores, strict=True):
+            other = train_ids[k]
+            if score >= semantic_threshold and same_item(
+                prepare(prompts[item_id]), prepare(training[other])
+            ):
+                leaks[item_id] = Leak(
+                    item=item_id,
+                    nearest=other,
+                    similarity=round(score, 3),
+                    method="semantic",
+                    match="duplicate",
+                    edit="other words",
                 )
-    return f"ran (MinHash, Jaccard >= {threshold:g})"
+    similar.leaks = [leaks[i] for i in prompts if i in leaks]
+    for leak in similar.leaks:
+        how = f"{leak.similarity:.2f} {leak.method}, {leak.edit}"
+        if leak.match == "duplicate":
+            flags[leak.item].append(
+                AuditFlag(
+                    name="contaminated",
+                    reason=f"the training set asks the same question: {leak.nearest} ({how})",
+                )
+            )
+        else:
+            flags[leak.item].append(
+                AuditFlag(
+                    name="template_in_training",
+                    reason=f"the training set holds this template with other values: "
+                    f"{leak.nearest} ({how})",
+                )
+            )
+    copies = sum(leak.match == "duplicate" for leak in similar.leaks)
+    return (
+        f"ran against {_count(len(training), 'training prompt')}: "
+        f"{_count(copies, 'contaminated item')}, "
+        f"{_count(len(similar.leaks) - copies, 'item')} from a template the training set holds"
+    )
 
 
 def _leaks(items: dict[str, Sample], kind: str, flags: dict[str, list[AuditFlag]]) -> str:

@@ -77,6 +77,10 @@ FIXES: dict[str, str] = {
     "suspect_key": "Review the keys most responses disagree with; they are likely wrong.",
     "low_discrimination": "Review items that strong models fail and weak ones pass.",
     "near_duplicate": "Deduplicate near-identical prompts.",
+    "paraphrase": "Read the paraphrase pairs and drop one of each that asks the same question.",
+    "contaminated": "Drop the items the training set holds, or report scores without them.",
+    "template_in_training": "The training set holds these templates with other values: report "
+    "these items apart if memorised templates matter.",
     "answer_leak": "Remove the answer from the prompt.",
     "false_pass_rate": "The grader passes responses the labels fail: read the listed "
     "disagreements and tighten the checks they slip through.",

