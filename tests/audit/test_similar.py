@@ -419,7 +419,10 @@ def test_a_locally_built_model_directory_is_loaded_as_its_configs_say(tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "config.json").write_text("{not json")
-    with pytest.raises(SpecError, match="cannot load an embedding model"):
+    with pytest.raises(SpecError, match=r"broken/config\.json:1: model config is not JSON"):
+        load_embedder(str(broken))
+    (broken / "config.json").write_text('{"model_type": "bert"}')  # a config, but no weights
+    with pytest.raises(SpecError, match="broken: cannot load an embedding model"):
         load_embedder(str(broken))
 
 

@@ -56,4 +56,4 @@ def test_grading_code_from_the_command_line(tmp_path):
 def test_the_code_benchmark_says_what_it_is_missing(tmp_path):
     result = run("bench", "code", "--data", str(tmp_path / "absent.jsonl.gz"), cwd=tmp_path)
     assert result.returncode == 2
-    assert "HumanEval is not at" in result.stderr
+    assert "absent.jsonl.gz: HumanEval file not found" in result.stderr

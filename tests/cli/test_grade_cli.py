@@ -149,7 +149,7 @@ def test_user_errors_are_one_clear_line(tmp_path):
     exists = run("grade", str(data), "-g", "exact", "--out", "o.jsonl", cwd=tmp_path)
     assert exists.returncode == 2 and "--resume" in exists.stderr
     missing = run("grade", "nope.jsonl", "-g", "exact", cwd=tmp_path)
-    assert missing.returncode == 2 and "nope.jsonl: no such file" in missing.stderr
+    assert missing.returncode == 2 and "nope.jsonl: data file not found" in missing.stderr
 
 
 def test_malformed_rows_stop_with_file_and_line_or_are_skipped(tmp_path):
@@ -183,7 +183,7 @@ def test_malformed_rows_stop_with_file_and_line_or_are_skipped(tmp_path):
     assert reasons[2].startswith("malformed JSON")
     assert "field 'response' is missing" in reasons[3]
     assert "duplicate id 1 (first seen on line 1)" in reasons[4]
-    assert reasons[5].startswith("not valid UTF-8")
+    assert reasons[5].startswith("row is not UTF-8")
 
 
 def test_missing_response_names_field_and_row(tmp_path):

@@ -61,7 +61,7 @@ def test_lc_against_another_model_and_errors(tmp_path):
     assert result.exit_code == 0, result.output
     assert "LC vs other %" in result.output
     missing = invoke("lc", tmp_path / "nope.csv")
-    assert missing.exit_code == 2 and "no such file" in missing.output
+    assert missing.exit_code == 2 and "nope.csv: verdicts file not found" in missing.output
     unknown = invoke("lc", data, "--baseline", "zz")
     assert unknown.exit_code == 2 and "neither the verdicts' baseline" in unknown.output
     covariate = invoke("lc", data, "--control", "markdown_lists")

@@ -160,4 +160,8 @@ def test_score_summarises_a_grade_run(simulator, tmp_path):
     other = tmp_path / "other.jsonl"
     other.write_text('{"id": "elsewhere", "response": "x"}\n')
     wrong = invoke("rubric", "score", results, "--data", other)
-    assert wrong.exit_code == 2 and "12 result ids are not rows of" in wrong.output
+    assert (
+        wrong.exit_code == 2
+        and "12 result ids of" in wrong.output
+        and "are not rows of" in wrong.output
+    )

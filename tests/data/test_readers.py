@@ -38,7 +38,7 @@ def test_gzip_and_json_arrays(tmp_path):
     [
         (b'{"response": "a"}\n{"response": \n', r"d\.jsonl:2: malformed JSON"),
         (b'{"response": "a"}\n[1, 2]\n', r"d\.jsonl:2: a row must be a JSON object, got list"),
-        (b'{"response": "\xff\xfe"}\n', r"d\.jsonl:1: not valid UTF-8"),
+        (b'{"response": "\xff\xfe"}\n', r"d\.jsonl:1: row is not UTF-8 \(byte 14 of the line\)"),
         (b"[" * 100_000 + b"\n", r"d\.jsonl:1: malformed JSON"),
         (b'{"id": 1, "label": "perhaps", "response": "x"}\n', r"d\.jsonl:1: field 'label'"),
     ],
@@ -58,12 +58,12 @@ def test_bad_rows_can_be_collected_instead(tmp_path):
     assert good == [1, 4]
     assert [(b.line, b.error.split(":")[0]) for b in bad] == [
         (2, "malformed JSON"),
-        (3, "not valid UTF-8 (byte 0 of the line)"),
+        (3, "row is not UTF-8 (byte 0 of the line)"),
     ]
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(DataError, match="no such file"):
+    with pytest.raises(DataError, match="data file not found"):
         list(read_rows(tmp_path / "nope.jsonl"))
 
 

@@ -195,7 +195,7 @@ def test_reader_errors_name_the_line(tmp_path):
     several = write_csv(tmp_path / "s.csv", ["m,0,a,m,2.0,1,3", "m,0,b,m,2.0,1,3"])
     with pytest.raises(DataError, match="several baselines"):
         read_preferences(several)
-    with pytest.raises(DataError, match="no such file"):
+    with pytest.raises(DataError, match="verdicts file not found"):
         read_preferences(tmp_path / "missing.csv")
 
 

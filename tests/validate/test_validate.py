@@ -155,7 +155,7 @@ def test_validate_command_errors(tmp_path):
     labelled = tmp_path / "l.jsonl"
     labelled.write_text('{"id": 1, "response": "x", "label": true}\n{"id": 2, "label": false}\n')
     missing = run_cli("validate", str(labelled), "--scores", "nope.jsonl", cwd=tmp_path)
-    assert missing.returncode == 2 and "nope.jsonl: no such file" in missing.stderr
+    assert missing.returncode == 2 and "nope.jsonl: results file not found" in missing.stderr
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "score": 1.0}\n{"id": 2, "score": "high"}\n')
     wrong = run_cli("validate", str(labelled), "--scores", str(bad), cwd=tmp_path)

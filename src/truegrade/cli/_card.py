@@ -20,6 +20,7 @@ from truegrade.cli._attack import (
 )
 from truegrade.cli._audit import parse_checks
 from truegrade.cli._common import (
+    SPEC,
     BackendOption,
     FormatOption,
     GraderOptions,
@@ -32,6 +33,8 @@ from truegrade.cli._common import (
     fail,
     load_rows,
     out_console,
+    output_path,
+    references_needed,
 )
 from truegrade.cli._grade import load_cli_grader, load_oracle
 
@@ -43,10 +46,11 @@ def card_command(
         Path,
         typer.Argument(help="Rows: prompts and references; responses and labels where available."),
     ],
-    grader: Annotated[str, typer.Option("--grader", "-g", help="Grader spec.")],
+    grader: Annotated[str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")],
     option: GraderOptions = [],
     out: Annotated[
-        Path, typer.Option(help="The HTML card; the .md and .json go beside it.")
+        Path,
+        typer.Option(callback=output_path, help="The HTML card; the .md and .json go beside it."),
     ] = Path("card.html"),
     title: Annotated[str, typer.Option(help="Title (default: the grader).")] = "",
     labels: Annotated[
@@ -58,7 +62,7 @@ def card_command(
     unsafe_hostile: UnsafeHostileOption = False,
     budget: Annotated[int, typer.Option(help="Adaptive-search queries per item.", min=0)] = 0,
     oracle: Annotated[
-        str | None, typer.Option(help="Right-from-wrong grader for the search.")
+        str | None, typer.Option(metavar=SPEC, help="Right-from-wrong grader for the search.")
     ] = None,
     attacker_endpoint: AttackerEndpointOption = None,
     attacker_model: AttackerModelOption = None,
@@ -94,7 +98,7 @@ def card_command(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     the_oracle = load_oracle(oracle)
-    rows = load_rows(data, fmt=fmt, limit=limit)
+    rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     try:
         card = build_card(

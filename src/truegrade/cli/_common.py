@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -21,10 +22,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from truegrade.core import Sample, TruegradeError
+from truegrade.core import DataError, Grader, Sample, TruegradeError
 from truegrade.data import FORMATS, read_samples
 
 __all__ = [
+    "SPEC",
     "BackendOption",
     "FormatOption",
     "GraderOptions",
@@ -39,10 +41,13 @@ __all__ = [
     "fail",
     "load_rows",
     "out_console",
+    "output_path",
     "parse_pairs",
     "progress_bar",
+    "references_needed",
     "user_errors",
     "write_outputs",
+    "write_text_file",
 ]
 
 out_console = Console()
@@ -50,9 +55,48 @@ err_console = Console(stderr=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` to stderr and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    """Print ``error: message`` to stderr as one line (never wrapped, whatever the terminal's
+    width, so a log or a script sees it whole; file names and quoted values are never read as
+    markup) and exit with ``code``."""
+    one_line = " ".join(message.split())
+    if len(one_line) > _LONGEST_ERROR:  # a hostile 20 MB value quoted in a message
+        one_line = f"{one_line[: _LONGEST_ERROR // 2]} ... {one_line[-_LONGEST_ERROR // 4 :]}"
+    err_console.print(
+        f"[bold red]error:[/] {escape(one_line)}", highlight=False, markup=True, soft_wrap=True
+    )
     raise typer.Exit(code)
+
+
+_LONGEST_ERROR = 2000
+
+
+def references_needed(grader: Grader) -> tuple[str, ...]:
+    """``("reference",)`` when ``grader`` cannot grade without one (for ``load_rows``)."""
+    return ("reference",) if getattr(grader, "requires_reference", False) else ()
+
+
+def output_path(value: Path | None) -> Path | None:
+    """Option callback for a file a command writes: refuse a directory, or a place under a file,
+    before the work starts rather than after it."""
+    if value is None:
+        return None
+    if value.is_dir():
+        fail(f"{value}: is a directory; name a file to write")
+    for parent in value.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                fail(f"{value}: cannot write there, {parent} is a file")
+            break
+    return value
+
+
+def write_text_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (making its directory), or exit with one line saying why not."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
 
 
 @contextmanager
@@ -61,7 +105,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except TruegradeError as exc:
-        fail(str(exc).replace("[", "\\["))
+        fail(str(exc))
 
 
 def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:
@@ -93,6 +137,9 @@ def progress_bar(*, enabled: bool) -> Progress:
 
 
 # Options several commands share, declared once so they read and behave the same everywhere.
+SPEC = "SPEC"
+"""The metavar of every option that takes a grader spec (a name, a YAML/JSON file, or
+``file.py:function``), so help reads alike and the bad-input tests find them all."""
 GraderOptions = Annotated[
     list[str],
     typer.Option("--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."),
@@ -107,17 +154,28 @@ TimeoutOption = Annotated[
 FormatOption = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 LimitOption = Annotated[int | None, typer.Option(help="Use only the first N rows.", min=1)]
-OutOption = Annotated[Path | None, typer.Option(help="Write the report (JSON).")]
+OutOption = Annotated[
+    Path | None, typer.Option(callback=output_path, help="Write the report (JSON).")
+]
 ThresholdOption = Annotated[
     float, typer.Option(help="Without a pass/fail verdict, a score above this passes.")
 ]
 
 
-def load_rows(data: Path, *, fmt: str, limit: int | None) -> list[Sample]:
-    """Read the samples of a data file (the first ``limit``), or exit with a clear message."""
+def load_rows(
+    data: Path, *, fmt: str, limit: int | None, require: Sequence[str] = ()
+) -> list[Sample]:
+    """Read the samples of a data file (the first ``limit``), or exit with a clear message.
+
+    ``require`` names sample fields (``reference``, ``response``, ...) every row must have: a row
+    the command cannot use is an error naming its line, not an item silently skipped.
+    """
     rows: list[Sample] = []
     with user_errors():
-        for _, sample in read_samples(data, fmt=fmt):
+        for line, sample in read_samples(data, fmt=fmt):
+            for name in require:
+                if getattr(sample, name) is None:
+                    raise DataError(f"row has no field {name!r}", path=str(data), line=line)
             rows.append(sample)
             if limit is not None and len(rows) >= limit:
                 break
@@ -134,11 +192,7 @@ def write_outputs(
 ) -> None:
     """Write a result document as strict JSON to ``out`` and draw it to ``plot``, when asked."""
     if out is not None:
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n")
-        except OSError as exc:
-            fail(f"cannot write {out}: {exc.strerror}")
+        write_text_file(out, json.dumps(doc, indent=2, allow_nan=False) + "\n")
         out_console.print(f"written: {out}", highlight=False)
     if plot is not None:
         with user_errors():

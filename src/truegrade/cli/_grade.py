@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    SPEC,
     BackendOption,
     FormatOption,
     GraderOptions,
@@ -21,11 +22,12 @@ from truegrade.cli._common import (
     err_console,
     fail,
     out_console,
+    output_path,
     parse_pairs,
     progress_bar,
     user_errors,
 )
-from truegrade.core import DataError, Grader, Sample, load_grader, run_grader
+from truegrade.core import DataError, Grader, Sample, check_file, load_grader, run_grader
 from truegrade.data import FORMATS, BadRow, ResultWriter, count_rows, read_results, read_samples
 from truegrade.exec import configure_default_engine
 from truegrade.graders import set_timeout
@@ -114,13 +116,18 @@ def grade_command(
     grader: Annotated[
         str,
         typer.Option(
-            "--grader", "-g", help="Grader spec: a name, a YAML file, or path/to/file.py:function."
+            "--grader",
+            "-g",
+            metavar=SPEC,
+            help="Grader spec: a name, a YAML file, or path/to/file.py:function.",
         ),
     ],
     option: GraderOptions = [],
     out: Annotated[
         Path | None,
-        typer.Option(help="Results file (JSONL). Default: DATA-stem.grades.jsonl here."),
+        typer.Option(
+            callback=output_path, help="Results file (JSONL). Default: DATA-stem.grades.jsonl here."
+        ),
     ] = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
@@ -178,6 +185,7 @@ def grade_command(
     )
     out_path = out or Path(f"{data.name.split('.')[0]}.grades.jsonl")
     with user_errors():
+        check_file(data, "data file")  # before the results file is made, not after
         writer = ResultWriter(out_path, resume=resume, overwrite=overwrite)
     bad_rows: list[BadRow] = []
     on_bad: Callable[[BadRow], None] | None = bad_rows.append if skip_bad_rows else None
@@ -216,6 +224,10 @@ def grade_command(
             "rerun with --resume to finish"
         )
         raise typer.Exit(130)
+    if not groups and not bad_rows:
+        if not resume and writer.written == 0:
+            out_path.unlink(missing_ok=True)  # the empty file this run made would block a rerun
+        fail(f"{data}: data file holds no rows")
     records = [r for _, r in read_results(out_path) if str(r["id"]) in groups]
     summary = summarize(records, [groups.get(str(r["id"])) for r in records])
     out_console.print(summary_table(summary, title=f"{data.name} graded by {grader}"))

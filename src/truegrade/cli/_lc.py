@@ -11,7 +11,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from truegrade.cli._common import err_console, fail, out_console, user_errors
+from truegrade.cli._common import (
+    err_console,
+    fail,
+    out_console,
+    output_path,
+    user_errors,
+    write_text_file,
+)
 from truegrade.core import DataError
 from truegrade.lc import (
     BiasReport,
@@ -75,7 +82,9 @@ def lc_command(
             "compare against several), or another model to report LC win rates against."
         ),
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
     control: Annotated[
         list[str],
         typer.Option(
@@ -111,6 +120,10 @@ def lc_command(
             "track length"
         )
     table = verdicts.table
+    if leaderboard is not None:  # read before the fit: a bad file fails now, not after it
+        with user_errors():
+            published_lc = read_leaderboard(leaderboard)
+            published_raw = read_leaderboard(leaderboard, column="win_rate")
     # a --baseline that is not the verdicts' own: a model to compare against through the fit
     other = baseline if baseline not in (None, table.baseline) else None
     if other is not None and other not in table.model_names:
@@ -145,9 +158,6 @@ def lc_command(
     if against is not None:
         result["lc_win_rate_pct_against"] = {"baseline": other, "win_rates": against}
     if leaderboard is not None:
-        with user_errors():
-            published_lc = read_leaderboard(leaderboard)
-            published_raw = read_leaderboard(leaderboard, column="win_rate")
         lc_check = compare_to_leaderboard(report, published_lc, exclude=exclude)
         raw_check = compare_to_leaderboard(
             report, published_raw, column="win_rate_pct", exclude=exclude
@@ -171,7 +181,7 @@ def lc_command(
         out_console.print(bias_table(found, title="judge bias"))
         result["bias"] = found.to_dict()
     if out is not None:
-        out.write_text(json.dumps(result, indent=2, default=_json_default) + "\n")
+        write_text_file(out, json.dumps(result, indent=2, default=_json_default) + "\n")
         err_console.print(f"written: {out}")
 
 
@@ -218,7 +228,9 @@ def bias_command(
     baseline: Annotated[
         str | None, typer.Option(help="The baseline, when pairwise verdicts have several.")
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
     by_model: Annotated[
         bool, typer.Option(help="Also show P(prefers longer) per model (or judge).")
     ] = False,
@@ -247,5 +259,5 @@ def bias_command(
             table.add_row(name, _estimate(estimate))
         out_console.print(table)
     if out is not None:
-        out.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.to_dict(), indent=2) + "\n")
         err_console.print(f"written: {out}")

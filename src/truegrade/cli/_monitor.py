@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,13 +12,13 @@ from rich.table import Table
 from truegrade.cli._common import (
     QuietOption,
     err_console,
-    fail,
     out_console,
+    output_path,
     progress_bar,
     user_errors,
     write_outputs,
 )
-from truegrade.core import DataError
+from truegrade.core import DataError, read_json
 from truegrade.data import read_rows
 
 __all__ = ["monitor_command"]
@@ -27,17 +26,14 @@ __all__ = ["monitor_command"]
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a log; a transformers ``trainer_state.json`` is read through its ``log_history``."""
-    if path.suffix.lower() == ".json" and path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise DataError(f"not JSON: {exc}", path=str(path)) from None
+    if path.suffix.lower() == ".json":
+        data = read_json(path, "training log")
         if isinstance(data, dict) and isinstance(data.get("log_history"), list):
             for number, row in enumerate(data["log_history"], start=1):
                 if isinstance(row, dict):
                     yield number, row
             return
-    yield from read_rows(path)
+    yield from read_rows(path, what="training log")
 
 
 def _key_number(alert: dict[str, Any]) -> str:
@@ -104,11 +100,17 @@ def monitor_command(
     ] = 0.01,
     out: Annotated[
         Path | None,
-        typer.Option(help="Write alerts and series as JSON (schema truegrade.monitor/1)."),
+        typer.Option(
+            callback=output_path,
+            help="Write alerts and series as JSON (schema truegrade.monitor/1).",
+        ),
     ] = None,
     plot: Annotated[
         Path | None,
-        typer.Option(help="Draw the series and alerts to this image (needs matplotlib)."),
+        typer.Option(
+            callback=output_path,
+            help="Draw the series and alerts to this image (needs matplotlib).",
+        ),
     ] = None,
     fail_on_alert: Annotated[
         bool, typer.Option(help="Exit with status 1 when there is any alert.")
@@ -130,8 +132,6 @@ def monitor_command(
         reward_std=reward_std,
         graders=tuple(g.strip() for g in graders.split(",") if g.strip()) if graders else None,
     )
-    if not log.is_file():
-        fail(f"{log}: no such file")
     with user_errors(), progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("monitoring", total=None)
         try:

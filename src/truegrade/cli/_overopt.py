@@ -14,6 +14,7 @@ from truegrade.cli._common import (
     QuietOption,
     fail,
     out_console,
+    output_path,
     progress_bar,
     user_errors,
     write_outputs,
@@ -116,10 +117,16 @@ def overopt_command(
     ] = 0.95,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     out: Annotated[
-        Path | None, typer.Option(help="Write the result as JSON (schema truegrade.overopt/1).")
+        Path | None,
+        typer.Option(
+            callback=output_path, help="Write the result as JSON (schema truegrade.overopt/1)."
+        ),
     ] = None,
     plot: Annotated[
-        Path | None, typer.Option(help="Draw the curves to this image (needs matplotlib).")
+        Path | None,
+        typer.Option(
+            callback=output_path, help="Draw the curves to this image (needs matplotlib)."
+        ),
     ] = None,
     quiet: QuietOption = False,
 ) -> None:

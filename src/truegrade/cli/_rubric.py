@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,17 +10,19 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    SPEC,
     FormatOption,
     GraderOptions,
     err_console,
     fail,
     load_rows,
     out_console,
+    output_path,
     parse_pairs,
     user_errors,
     write_outputs,
 )
-from truegrade.core import SpecError, load_grader
+from truegrade.core import DataError, SpecError, load_grader, read_json, require_fields
 from truegrade.data import read_results, read_rows
 from truegrade.graders.rubric import RubricGrader, load_rubric, parse_rubric
 from truegrade.rubric import (
@@ -48,6 +49,7 @@ SpecOption = Annotated[
     str | None,
     typer.Option(
         "--spec",
+        metavar=SPEC,
         help="The rubric grader whose evaluators are used (YAML spec or 'rubric'); its judge "
         "judges criteria without a check.",
     ),
@@ -85,10 +87,8 @@ def _sources(path: Path, fmt: str) -> list[RubricSource]:
         with user_errors():
             return [RubricSource(path.name, load_rubric(path))]
     if path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            fail(f"cannot read {path}: {exc}")
+        with user_errors():
+            data = read_json(path, "rubric")
         if isinstance(data, dict) or (
             isinstance(data, list) and data and isinstance(data[0], dict) and "criterion" in data[0]
         ):
@@ -153,7 +153,9 @@ def lint_command(
         str, typer.Option(help="Exit 1 on findings of this severity: error, warning or never.")
     ] = "error",
     fmt: FormatOption = "auto",
-    out: Annotated[Path | None, typer.Option(help="Write the findings (JSON).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Write the findings (JSON).")
+    ] = None,
 ) -> None:
     """Find criteria that are keyword-gameable, vague, duplicated, overweighted, missing
     (no negative criteria where harm is possible), or never/always met."""
@@ -167,7 +169,11 @@ def lint_command(
             f"[yellow]note:[/] {judged} criteria are judged by an LLM and no judge was given "
             "(--judge-endpoint/--judge-model or --spec): they are not probed for keyword gaming"
         )
-    rows = load_rows(exemplars, fmt=fmt, limit=None) if exemplars is not None else []
+    rows = (
+        load_rows(exemplars, fmt=fmt, limit=None, require=("response",))
+        if exemplars is not None
+        else []
+    )
     with user_errors():
         report = lint_rubrics(
             sources,
@@ -198,6 +204,10 @@ def lint_command(
     severities = {f.severity for f in report.findings}
     if (fail_on == "error" and "error" in severities) or (fail_on == "warning" and severities):
         raise typer.Exit(1)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _est(e: Estimate | None) -> str:
@@ -237,7 +247,9 @@ def meta_command(
         ),
     ] = None,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)] = 2000,
-    out: Annotated[Path | None, typer.Option(help="Write the report (JSON).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Write the report (JSON).")
+    ] = None,
 ) -> None:
     """Criterion verdicts against expert labels: macro-F1 (as HealthBench computes it), kappa,
     per-category and per-tag breakdowns with CIs, worst categories first."""
@@ -252,8 +264,9 @@ def meta_command(
             fail("give an evaluator (--spec / --judge-*) or --verdicts, not both")
         made = []
         with user_errors():
-            for line, record in read_rows(verdicts):
-                met = record.get("met")
+            for line, record in read_rows(verdicts, what="verdicts file"):
+                require_fields(record, ("met",), "verdict", path=verdicts, line=line)
+                met = record["met"]
                 if met is not None and not isinstance(met, bool):
                     fail(f"{verdicts}:{line}: 'met' must be true, false or null")
                 made.append(met)
@@ -292,13 +305,22 @@ def score_command(
         ),
     ] = None,
     fmt: FormatOption = "auto",
-    out: Annotated[Path | None, typer.Option(help="Write the summary (JSON).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Write the summary (JSON).")
+    ] = None,
 ) -> None:
     """The overall rubric score as HealthBench reports it (the clipped mean of the unclipped
     example scores, with a bootstrap CI) and one per tag."""
     records: list[dict[str, Any]] = []
     with user_errors():
-        records = [r for _, r in read_results(results)]
+        for line, record in read_results(results):
+            if not record.get("error"):
+                require_fields(record, ("score",), "rubric grade", path=results, line=line)
+                if not _is_number(record["score"]):
+                    raise DataError(
+                        "rubric grade's 'score' is not a number", path=str(results), line=line
+                    )
+            records.append(record)
     if not records:
         fail(f"{results} holds no results")
     clusters = None
@@ -309,9 +331,10 @@ def score_command(
         }
         missing = [str(r["id"]) for r in records if str(r["id"]) not in group_of]
         if missing:
+            first = missing[0] if len(missing[0]) <= 60 else missing[0][:60] + "..."
             fail(
-                f"{len(missing)} result ids are not rows of {data} (first: {missing[0]!r}): "
-                "give the rows that were graded"
+                f"{len(missing)} result ids of {results} are not rows of {data} (first: "
+                f"{first!r}): give the rows that were graded"
             )
         clusters = [group_of[str(r["id"])] for r in records]
     summary = aggregate_rubric_scores(records, clusters=clusters, n_resamples=resamples)

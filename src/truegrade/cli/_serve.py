@@ -6,14 +6,16 @@ from typing import Annotated
 
 import typer
 
-from truegrade.cli._common import GraderOptions, TimeoutOption, WorkersOption, err_console
+from truegrade.cli._common import SPEC, GraderOptions, TimeoutOption, WorkersOption, err_console
 from truegrade.cli._grade import load_cli_grader
 
 __all__ = ["serve_command"]
 
 
 def serve_command(
-    grader: Annotated[str, typer.Option("--grader", "-g", help="Grader spec to serve.")],
+    grader: Annotated[
+        str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec to serve.")
+    ],
     option: GraderOptions = [],
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 from pydantic import ValidationError
 
-from truegrade.cli._common import err_console, fail, parse_pairs
+from truegrade.cli._common import err_console, fail, parse_pairs, user_errors
+from truegrade.core import read_config
 
 __all__ = ["simulate_judge_command"]
 
@@ -37,19 +37,19 @@ def simulate_judge_command(
 
     values: dict[str, object] = {}
     if config is not None:
-        try:
-            loaded = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            fail(f"cannot read {config}: {exc}")
+        with user_errors():
+            loaded = read_config(config, "simulator config")
         if not isinstance(loaded, dict):
-            fail(f"{config} must hold a mapping of behaviours")
+            fail(f"{config}: simulator config must hold a mapping of behaviours")
         values.update(loaded)
-    values.update(parse_pairs(set_, "--set"))
+    given = parse_pairs(set_, "--set")
+    values.update(given)
     try:
         settings = SimulatorConfig.model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
-        fail(f"behaviour {'.'.join(map(str, first['loc']))!r}: {first['msg']}")
+        source = "--set " if first["loc"] and first["loc"][0] in given else f"{config}: "
+        fail(f"{source}behaviour {'.'.join(map(str, first['loc']))!r}: {first['msg']}")
     err_console.print(
         f"judge simulator (not a model) on http://{host}:{port}/v1; Ctrl-C stops it",
         highlight=False,

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rich.table import Table
 
 from truegrade.cli._common import (
+    SPEC,
     BackendOption,
     FormatOption,
     GraderOptions,
@@ -28,9 +29,17 @@ from truegrade.cli._common import (
     out_console,
     progress_bar,
     user_errors,
+    write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader
-from truegrade.core import DataError, Grade, Sample, describe_validation_error, run_grader
+from truegrade.core import (
+    DataError,
+    Grade,
+    Sample,
+    describe_validation_error,
+    require_fields,
+    run_grader,
+)
 from truegrade.data import read_results
 from truegrade.validate import (
     Metric,
@@ -160,6 +169,8 @@ def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
     grades = []
     for s in samples:
         line, record = by_id[s.key]
+        if record.get("error") is None:
+            require_fields(record, ("score",), "grade", path=path, line=line)
         try:
             grades.append(Grade.model_validate({k: v for k, v in record.items() if k in fields}))
         except ValidationError as exc:
@@ -175,7 +186,9 @@ def validate_command(
             help="Rows with responses and a 'label', or preference rows (chosen, rejected)."
         ),
     ],
-    grader: Annotated[str | None, typer.Option("--grader", "-g", help="Grader spec.")] = None,
+    grader: Annotated[
+        str | None, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")
+    ] = None,
     option: GraderOptions = [],
     scores: Annotated[
         Path | None,
@@ -232,7 +245,7 @@ def validate_command(
         for table in pairwise_tables(result, show=show):
             out_console.print(table)
         if out is not None:
-            out.write_text(json.dumps(result.model_dump(), indent=2) + "\n")
+            write_text_file(out, json.dumps(result.model_dump(), indent=2) + "\n")
             out_console.print(f"report: {out}", highlight=False)
         return
     if not labelled:
@@ -279,5 +292,5 @@ def validate_command(
             )
         out_console.print(table)
     if out is not None:
-        out.write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+        write_text_file(out, json.dumps(report.model_dump(), indent=2) + "\n")
         out_console.print(f"report: {out}", highlight=False)

@@ -5,8 +5,9 @@ Every error a user can cause says what went wrong and what to do about it::
     TruegradeError
      +-- SpecError        a grader spec cannot be turned into a grader (unknown name, bad option,
      |                    a reward function whose signature fits neither TRL nor verl)
-     +-- DataError        input rows cannot be read (malformed JSON, missing field, bad encoding);
-     |                    carries the file and line
+     +-- DataError        a user's file or its rows cannot be read (missing, a directory, not
+     |                    UTF-8, malformed JSON/YAML, empty, a missing field); carries the
+     |                    file and line
      +-- EngineError      the worker pool cannot run at all (workers fail to start)
      +-- OutputError      an output file is in the way or cannot be resumed
 

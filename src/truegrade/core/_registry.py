@@ -20,16 +20,14 @@ from __future__ import annotations
 import contextlib
 import difflib
 import importlib
-import json
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum
-from truegrade.core._errors import SpecError
+from truegrade.core._errors import DataError, SpecError
+from truegrade.core._files import read_config
 from truegrade.core._grader import Grader
 
 __all__ = [
@@ -113,18 +111,12 @@ def _is_python_ref(text: str) -> bool:
 
 
 def read_config_file(path: str | Path, what: str = "grader spec") -> Any:
-    """The data in a YAML or JSON file (JSON by the ``.json`` suffix), or a ``SpecError`` that
-    names ``what`` the file was meant to be and why it cannot be read."""
-    path = Path(path)
+    """The data in a YAML or JSON file (JSON by the ``.json`` suffix), or a ``SpecError`` whose one
+    line names the file, ``what`` it was meant to be and why it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read {what} {path}: {exc.strerror}") from None
-    try:
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        kind = "JSON" if path.suffix == ".json" else "YAML"
-        raise SpecError(f"{what} {path} is not valid {kind}: {exc}") from None
+        return read_config(path, what)
+    except DataError as exc:
+        raise SpecError(str(exc)) from None
 
 
 def _read_spec_file(path: Path) -> dict[str, Any]:
@@ -177,8 +169,6 @@ def _build(spec: Any, options: Mapping[str, Any], *, base_dir: Path | None, wher
             )
         candidate = Path(text) if base_dir is None else base_dir / text
         if candidate.suffix in {".yaml", ".yml", ".json"}:
-            if not candidate.is_file():
-                raise SpecError(f"grader spec file {candidate} does not exist")
             data = _read_spec_file(candidate)
             return _build(
                 {**data, **options}, {}, base_dir=candidate.resolve().parent, where=str(candidate)
@@ -200,7 +190,12 @@ def _build(spec: Any, options: Mapping[str, Any], *, base_dir: Path | None, wher
     if kind in _COMPOSITIONS:
         grader = _build_composition(kind, dict(data), base_dir=base_dir, where=where)
     else:
-        factory = _resolve(kind)
+        try:
+            factory = _resolve(kind)
+        except SpecError as exc:
+            if where == "spec":
+                raise
+            raise SpecError(f"{where}: {exc}") from None
         try:
             grader = factory(data, base_dir)
         except SpecError as exc:

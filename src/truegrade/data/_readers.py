@@ -24,14 +24,13 @@ them) expands into one sample per response, with ids ``ID#k`` and ``group`` set 
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from truegrade.core import DataError, Sample
+from truegrade.core import DataError, Sample, check_file, decode_utf8, open_file, read_json
 
 __all__ = [
     "FORMATS",
@@ -58,12 +57,6 @@ class BadRow:
         return {"path": self.path, "line": self.line, "error": self.error}
 
 
-def _open_binary(path: Path) -> IO[bytes]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
-
-
 def _kind(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     last = suffixes[-1] if suffixes else ""
@@ -78,6 +71,7 @@ def read_rows(
     path: str | Path,
     *,
     on_bad_row: Callable[[BadRow], None] | None = None,
+    what: str = "data file",
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line, row)`` for each row of a JSONL, JSON-array or Parquet file.
 
@@ -86,21 +80,20 @@ def read_rows(
     Args:
         path: The file; ``.gz`` is decompressed transparently.
         on_bad_row: Called with each unreadable row instead of raising; the row is skipped.
+        what: What the file is, for messages (``training log``, ``verdicts``, ...).
 
     Raises:
         DataError: the file is missing, or a row is malformed and no ``on_bad_row`` was given.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=str(p))
+    p = check_file(path, what)
     kind = _kind(p)
     if kind == "parquet":
-        yield from _parquet_rows(p)
+        yield from _parquet_rows(p, what)
         return
     if kind == "json":
-        yield from _json_array_rows(p, on_bad_row)
+        yield from _json_array_rows(p, on_bad_row, what)
         return
-    yield from _jsonl_rows(p, on_bad_row)
+    yield from _jsonl_rows(p, on_bad_row, what)
 
 
 def _bad(path: Path, line: int, why: str, on_bad_row: Callable[[BadRow], None] | None) -> None:
@@ -110,23 +103,17 @@ def _bad(path: Path, line: int, why: str, on_bad_row: Callable[[BadRow], None] |
 
 
 def _jsonl_rows(
-    path: Path, on_bad_row: Callable[[BadRow], None] | None
+    path: Path, on_bad_row: Callable[[BadRow], None] | None, what: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        handle = _open_binary(path)
-    except OSError as exc:
-        raise DataError(f"cannot open: {exc.strerror}", path=str(path)) from None
-    with handle:
+    with open_file(path, what, gz=True) as handle:
         try:
             for number, raw in enumerate(handle, start=1):
                 if not raw.strip():
                     continue
                 try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    _bad(
-                        path, number, f"not valid UTF-8 (byte {exc.start} of the line)", on_bad_row
-                    )
+                    text = decode_utf8(raw, "row", path=path, line=number)
+                except DataError as exc:
+                    _bad(path, number, exc.reason, on_bad_row)
                     continue
                 try:
                     row = json.loads(text)
@@ -147,22 +134,16 @@ def _jsonl_rows(
                     )
                     continue
                 yield number, row
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise DataError(f"cannot read: {exc}", path=str(path)) from None
+        except OSError as exc:  # the disk, not the file's contents (open_file reports gzip's)
+            raise DataError(f"{what} cannot be read: {exc}", path=str(path)) from None
 
 
 def _json_array_rows(
-    path: Path, on_bad_row: Callable[[BadRow], None] | None
+    path: Path, on_bad_row: Callable[[BadRow], None] | None, what: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        with _open_binary(path) as handle:
-            data = json.loads(handle.read().decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not valid UTF-8 (byte {exc.start})", path=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"malformed JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
+    data = read_json(path, what, gz=True)
     if not isinstance(data, list):
-        raise DataError("a .json data file must hold a list of row objects", path=str(path))
+        raise DataError(f"{what} (.json) must hold a list of row objects", path=str(path))
     for number, row in enumerate(data, start=1):
         if not isinstance(row, dict):
             _bad(path, number, f"item {number} is {type(row).__name__}, not an object", on_bad_row)
@@ -170,20 +151,30 @@ def _json_array_rows(
         yield number, row
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _parquet_rows(path: Path, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
         raise DataError(f"reading Parquet needs pyarrow ({exc})", path=str(path)) from None
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as exc:
-        raise DataError(f"not a readable Parquet file: {exc}", path=str(path)) from None
-    number = 0
-    for batch in parquet.iter_batches(batch_size=2048):
-        for row in batch.to_pylist():
-            number += 1
-            yield number, row
+    with open_file(path, what) as handle:
+        try:
+            parquet = pq.ParquetFile(handle)
+        except Exception as exc:
+            why = " ".join(str(exc).split())
+            raise DataError(
+                f"{what} is not a readable Parquet file: {why}", path=str(path)
+            ) from None
+        number = 0
+        try:
+            for batch in parquet.iter_batches(batch_size=2048):
+                for row in batch.to_pylist():
+                    number += 1
+                    yield number, row
+        except Exception as exc:  # pyarrow raises its own ArrowException family on corrupt pages
+            why = " ".join(str(exc).split())
+            raise DataError(
+                f"{what} cannot be read: {why}", path=str(path), line=number + 1
+            ) from None
 
 
 def count_rows(path: str | Path) -> int | None:
@@ -194,10 +185,11 @@ def count_rows(path: str | Path) -> int | None:
         if kind == "parquet":
             import pyarrow.parquet as pq
 
-            return int(pq.ParquetFile(p).metadata.num_rows)
+            with open_file(p, "data file") as handle:
+                return int(pq.ParquetFile(handle).metadata.num_rows)
         if kind == "json":
             return None
-        with _open_binary(p) as handle:
+        with open_file(p, "data file", gz=True) as handle:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
     except Exception:
         return None

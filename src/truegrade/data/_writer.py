@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from truegrade.core import DataError, Grade, OutputError
+from truegrade.core import DataError, Grade, OutputError, decode_utf8, open_file
 
 __all__ = ["ResultWriter", "read_results"]
 
@@ -34,18 +34,21 @@ def read_results(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         DataError: the file is missing, or a complete line is not a JSON object with an ``id``.
     """
     p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=str(p))
-    with p.open("rb") as handle:
+    with open_file(p, "results file") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.endswith(b"\n"):
                 return  # the half-written tail of a killed run
             if not raw.strip():
                 continue
+            text = decode_utf8(raw, "results line", path=p, line=number)
             try:
-                record = json.loads(raw.decode("utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise DataError(f"not a results line ({exc})", path=str(p), line=number) from None
+                record = json.loads(text)
+            except ValueError as exc:
+                raise DataError(
+                    f"results line is not JSON: {' '.join(str(exc).split())}",
+                    path=str(p),
+                    line=number,
+                ) from None
             if not isinstance(record, dict) or "id" not in record:
                 raise DataError("not a results record (no 'id')", path=str(p), line=number)
             yield number, record
@@ -76,23 +79,33 @@ class ResultWriter:
         self.done: set[str] = set()
         self.written = 0
         exists = self.path.exists()
+        if self.path.is_dir():
+            raise OutputError(f"{self.path}: the results file is a directory, not a file")
         if exists and not (resume or overwrite):
             raise OutputError(
                 f"{self.path} already exists; pass --resume to continue it or --overwrite to "
                 "replace it"
             )
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         if exists and resume:
             self._recover()
             mode = "ab"
         else:
             mode = "wb"
-        self._handle: IO[bytes] | None = self.path.open(mode)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle: IO[bytes] | None = self.path.open(mode)
+        except OSError as exc:
+            raise OutputError(
+                f"{self.path}: cannot write the results file: {exc.strerror}"
+            ) from None
 
     def _recover(self) -> None:
         good_end = 0
-        with self.path.open("rb") as handle:
+        try:
+            handle = open_file(self.path, "results file")
+        except DataError as exc:
+            raise OutputError(str(exc)) from None
+        with handle:
             offset = 0
             for number, raw in enumerate(handle, start=1):
                 end = offset + len(raw)

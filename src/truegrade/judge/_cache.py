@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from truegrade.core import DataError, SpecError, check_file
+
 __all__ = ["JudgeCache", "default_cache_path", "open_cache"]
 
 
@@ -36,11 +38,15 @@ def open_cache(option: str | None, base_dir: Path | None = None) -> JudgeCache |
     if option is None:
         return None
     if option == "default":
-        return JudgeCache(default_cache_path())
-    path = Path(option)
-    if base_dir is not None and not path.is_absolute():
-        path = base_dir / path
-    return JudgeCache(path)
+        path = default_cache_path()
+    else:
+        path = Path(option)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+    try:
+        return JudgeCache(path)
+    except DataError as exc:  # named in a spec: the spec's error, the file still named
+        raise SpecError(str(exc)) from None
 
 
 class JudgeCache:
@@ -48,13 +54,35 @@ class JudgeCache:
 
     Args:
         path: The database file (created with its directory), or ``":memory:"``.
+
+    Raises:
+        DataError: the path is a directory or a FIFO, or a file that is not SQLite, or it
+            cannot be created.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:  # a file that is not SQLite, or not writable
+            raise DataError(
+                f"judge cache is not a usable SQLite database: {exc}", path=self.path
+            ) from None
+        self.hits = 0
+        self.misses = 0
+
+    def _open(self) -> None:
+        if self.path != ":memory:":
+            where = Path(self.path)
+            if where.exists():
+                check_file(where, "judge cache")  # a directory or a FIFO named as the cache
+            try:
+                where.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise DataError(
+                    f"judge cache cannot be created: {exc.strerror or exc}", path=self.path
+                ) from None
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -69,8 +97,6 @@ class JudgeCache:
         self._db.commit()
         row = self._db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()
         self._secret = bytes.fromhex(row[0])
-        self.hits = 0
-        self.misses = 0
 
     def __repr__(self) -> str:
         return f"JudgeCache({self.path!r})"

@@ -18,7 +18,6 @@ that touches files.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import math
@@ -30,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from truegrade.core import DataError
+from truegrade.core import DataError, parse_json, read_text
 from truegrade.lc._table import PreferenceTable
 
 __all__ = [
@@ -59,28 +58,23 @@ def markdown_headers(text: str) -> int:
 _TEXT_COVARIATES = {"markdown_lists": markdown_list_items, "markdown_headers": markdown_headers}
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return io.TextIOWrapper(path.open("rb"), encoding="utf-8")
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    stem = path.name.removesuffix(".gz")
-    try:
-        with _open_text(path) as handle:
-            if stem.endswith(".csv"):
-                for line, row in enumerate(csv.DictReader(handle), start=2):
-                    yield line, dict(row)
-                return
-            text = handle.read()
-    except (OSError, UnicodeDecodeError, EOFError, csv.Error) as exc:
-        raise DataError(f"cannot read: {exc}", path=str(path)) from None
-    if text.lstrip().startswith("["):
+def _records(path: Path, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    text = read_text(path, what, gz=True)
+    if path.name.removesuffix(".gz").endswith(".csv"):
+        # strict: a quote left open would otherwise swallow the rest of the file as one field
+        rows = csv.DictReader(io.StringIO(text), strict=True)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON: {exc}", path=str(path)) from None
+            for line, row in enumerate(rows, start=2):
+                yield line, dict(row)
+        except csv.Error as exc:
+            raise DataError(
+                f"{what} is not CSV: {exc}", path=str(path), line=rows.line_num
+            ) from None
+        return
+    if text.lstrip().startswith("["):
+        data = parse_json(text, what, path=path)
+        if not isinstance(data, list):
+            raise DataError(f"{what} must hold a list of records", path=str(path))
         for i, row in enumerate(data, start=1):
             yield i, row
         return
@@ -89,7 +83,9 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 yield i, json.loads(raw)
             except json.JSONDecodeError as exc:
-                raise DataError(f"not valid JSON: {exc.msg}", path=str(path), line=i) from None
+                raise DataError(
+                    f"{what} is not JSON: {exc.msg} (column {exc.colno})", path=str(path), line=i
+                ) from None
 
 
 def _first(row: Mapping[str, Any], *names: str) -> Any:
@@ -126,12 +122,10 @@ def read_preferences(path: str | Path, *, baseline: str | None = None) -> Prefer
             the line), or the baseline is ambiguous or absent.
     """
     p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=str(p))
     raw: list[tuple[int, dict[str, Any]]] = []
     seen: set[Any] = set()
     duplicates = 0
-    for line, row in _records(p):
+    for line, row in _records(p, "verdicts file"):
         if not isinstance(row, Mapping):
             raise DataError("a row must be an object", path=str(p), line=line)
         try:
@@ -235,21 +229,23 @@ def read_leaderboard(
     """One published number per model from a leaderboard CSV (first column: the model)."""
     p = Path(path)
     out: dict[str, float] = {}
+    # strict: an unclosed quote is an error, not a last row that silently holds the rest
+    reader = csv.reader(io.StringIO(read_text(p, "leaderboard", gz=True)), strict=True)
     try:
-        with _open_text(p) as handle:
-            reader = csv.reader(handle)
-            header = next(reader)
-            if column not in header:
-                raise DataError(f"no column {column!r} (columns: {', '.join(header)})", path=str(p))
-            at = header.index(column)
-            for row in reader:
-                if len(row) > at and row[at].strip():
-                    try:
-                        out[row[0]] = float(row[at])
-                    except ValueError:
-                        continue
-    except (OSError, StopIteration, csv.Error) as exc:
-        raise DataError(f"cannot read leaderboard: {exc or 'empty file'}", path=str(p)) from None
+        header = next(reader)
+        if column not in header:
+            raise DataError(f"no column {column!r} (columns: {', '.join(header)})", path=str(p))
+        at = header.index(column)
+        for row in reader:
+            if len(row) > at and row[at].strip():
+                try:
+                    out[row[0]] = float(row[at])
+                except ValueError:
+                    continue
+    except csv.Error as exc:
+        raise DataError(
+            f"leaderboard is not CSV: {exc}", path=str(p), line=reader.line_num
+        ) from None
     return out
 
 
@@ -335,11 +331,9 @@ def read_judge_verdicts(path: str | Path, *, baseline: str | None = None) -> Jud
         DataError: the file cannot be read or holds neither shape.
     """
     p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=str(p))
     name = p.name.removesuffix(".gz")
     if not name.endswith(".csv"):
-        rows = list(_records(p))
+        rows = list(_records(p, "verdicts file"))
         if rows and all(isinstance(r, Mapping) and "subscores" in r for _, r in rows):
             verdicts = _grades_verdicts(rows)
             if verdicts.table is None and not verdicts.scores:

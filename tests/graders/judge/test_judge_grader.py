@@ -432,8 +432,13 @@ def test_spec_errors_name_the_problem(tmp_path):
         load_grader("judge", judges=[{"model": "m"}, {"model": "m"}], cache=None)
     with pytest.raises(SpecError, match=r"placeholders \{response\}"):
         load_grader("judge", model="m", template="Rate it.", cache=None)
-    with pytest.raises(SpecError, match="cannot read template"):
+    with pytest.raises(SpecError, match=r"missing\.txt: judge template not found"):
         load_grader("judge", model="m", template="missing.txt", cache=None)
+    (tmp_path / "cache.sqlite").write_bytes(b"not a database, " * 64)
+    with pytest.raises(SpecError, match=r"cache\.sqlite: judge cache is not a usable SQLite"):
+        load_grader("judge", model="m", cache=str(tmp_path / "cache.sqlite"))
+    with pytest.raises(SpecError, match=r": judge cache is a directory, not a file"):
+        load_grader("judge", model="m", cache=str(tmp_path))
 
 
 def test_a_yaml_spec_with_a_template_file(simulator, tmp_path):

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from truegrade.core import DataError, read_text
 from truegrade.graders.judge._prompts import Mode
 from truegrade.judge import EndpointConfig
 
@@ -153,7 +154,7 @@ def template_text(template: str, mode: Mode, base_dir: Path | None) -> str:
         path = base_dir / path
     if "\n" not in template and "{" not in template and path.suffix:
         try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot read template {path}: {exc.strerror}") from None
+            return read_text(path, "judge template")
+        except DataError as exc:
+            raise ValueError(str(exc)) from None
     return template

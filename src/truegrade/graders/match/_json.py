@@ -17,7 +17,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 from pydantic import model_validator
 
-from truegrade.core import Flag, Sample, SpecError
+from truegrade.core import DataError, Flag, Sample, SpecError, read_json
 from truegrade.graders._kernel import (
     GraderOptions,
     Kernel,
@@ -195,9 +195,9 @@ class JsonGrader(KernelGrader):
         if isinstance(schema, str):
             path = Path(schema) if self.base_dir is None else self.base_dir / schema
             try:
-                schema = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise SpecError(f"cannot load the JSON Schema {path}: {exc}") from None
+                schema = read_json(path, "JSON Schema")
+            except DataError as exc:
+                raise SpecError(str(exc)) from None
         if schema is not None:
             problem = _check_schema(schema)
             if problem:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from truegrade.core import SpecError
+from truegrade.core import DataError, SpecError, read_text
 
 __all__ = ["CallShape", "Signature", "classify", "shape_from_callable", "shape_from_source"]
 
@@ -54,9 +54,9 @@ def shape_from_source(path: Path, function: str) -> CallShape | None:
         SpecError: the file is missing or is not valid Python.
     """
     try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read reward function file {path}: {exc.strerror}") from None
+        source = read_text(path, "reward function file", empty_ok=True)
+    except DataError as exc:
+        raise SpecError(str(exc)) from None
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
