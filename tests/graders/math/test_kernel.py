@@ -54,9 +54,9 @@ def test_a_gold_is_parsed_once_per_worker_and_the_cache_is_bounded(monkeypatch):
     prepared: list[str] = []
     prepare = _check._prepare_gold
 
-    def counted(reference):
+    def counted(reference, shortcuts=True):
         prepared.append(reference)
-        return prepare(reference)
+        return prepare(reference, shortcuts)
 
     monkeypatch.setattr(_check, "_prepare_gold", counted)
     monkeypatch.setattr(_check, "_GOLD_CACHE_SIZE", 3)
