@@ -55,6 +55,7 @@ __all__ = ["MathKernel"]
 MAX_DISTINCT_STATEMENTS = 8
 MAX_BOXES = 10_000
 _GOLD_CACHE_SIZE = 4096
+_WARM_SHAPES = ("x+1", "2\\sqrt{5}+3\\sqrt{2}", "\\frac{\\sqrt{3}}{2}")
 
 _JUXTAPOSED = re.compile(r"\d\s+[\d.]|\d\s*\\[,;: ]\s*\d")
 _IN = re.compile(r"\\in\b")
@@ -260,12 +261,16 @@ class MathKernel:
         return state
 
     def setup(self) -> None:
-        """Import SymPy and the parser once per worker, before the first deadline starts."""
+        """Import SymPy and the parser once per worker, before the first deadline starts, and
+        parse a few common answer shapes: the parser (ANTLR) builds its lookahead tables on the
+        first sight of each construct, tens of milliseconds that would otherwise fall on the
+        first graded answer with a radical or a fraction."""
         import sympy.physics.units  # noqa: F401 - the parser imports it on its first unit
 
         from truegrade.graders.math import _equiv
 
-        _equiv.parse_core("x+1")
+        for shape in _WARM_SHAPES:
+            _equiv.parse_core(shape)
 
     def gold(self, reference: str) -> _Gold:
         cached = self._gold.get(reference)
