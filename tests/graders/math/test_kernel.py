@@ -30,6 +30,15 @@ def symbolic_calls(monkeypatch):
     return calls
 
 
+def _assert_grades(kernel: MathKernel, cases: list[tuple[str, str, bool, str | None]]) -> None:
+    """Each ``(response, gold, passed, flag)``: the verdict, and the flag when one is given."""
+    for response, gold, passed, flag in cases:
+        result = kernel((response, gold))
+        assert result["passed"] is passed, (response, result)
+        if flag:
+            assert flag in result["flags"], (response, result)
+
+
 def test_plain_numbers_never_reach_sympy(symbolic_calls):
     kernel = MathKernel()
     cases = [
@@ -39,14 +48,27 @@ def test_plain_numbers_never_reach_sympy(symbolic_calls):
         ("\\boxed{13}", "12", False, None),
         ("Final answer: -0.25", "-0.25", True, "exact_match"),
     ]
-    for response, gold, passed, flag in cases:
-        result = kernel((response, gold))
-        assert result["passed"] is passed, (response, result)
-        if flag:
-            assert flag in result["flags"], (response, result)
+    _assert_grades(kernel, cases)
     assert symbolic_calls == []
     # an expression does go through the parser
     assert kernel(("\\boxed{x+1}", "1+x"))["passed"] is True
+    assert symbolic_calls
+
+
+def test_mixed_numbers_are_compared_as_fractions_without_sympy(symbolic_calls):
+    kernel = MathKernel()
+    cases = [
+        ("\\boxed{1 \\frac{1}{10}}", "1.1", True, "equivalent_symbolic"),
+        ("\\boxed{2\\dfrac{1}{2}}", "\\frac{5}{2}", True, "equivalent_symbolic"),
+        ("\\boxed{1.1}", "1\\frac{1}{10}", True, "equivalent_symbolic"),
+        ("\\boxed{1 \\frac{8}{91}}", "1\\frac{1}{10}", False, None),
+        ("\\boxed{9999 \\frac{6}{7}}", "10{,}000", False, None),
+        ("\\boxed{-1\\frac{1}{2}}", "-1.5", True, "equivalent_symbolic"),
+    ]
+    _assert_grades(kernel, cases)
+    assert symbolic_calls == []
+    # 2 \\frac{0}{3} is a product for the parser, not a mixed number: it is parsed
+    assert kernel(("\\boxed{2\\frac{0}{3}}", "0"))["passed"] is True
     assert symbolic_calls
 
 
@@ -54,9 +76,9 @@ def test_a_gold_is_parsed_once_per_worker_and_the_cache_is_bounded(monkeypatch):
     prepared: list[str] = []
     prepare = _check._prepare_gold
 
-    def counted(reference):
+    def counted(reference, shortcuts=True):
         prepared.append(reference)
-        return prepare(reference)
+        return prepare(reference, shortcuts)
 
     monkeypatch.setattr(_check, "_prepare_gold", counted)
     monkeypatch.setattr(_check, "_GOLD_CACHE_SIZE", 3)

@@ -6,6 +6,13 @@ when both sides are plain numbers (most answers); only then parse with Math-Veri
 parser and compare strictly. Parsed gold answers are cached per worker, so a GRPO group that
 shares one gold pays for it once.
 
+Shortcuts skip work whose outcome is already known, and give exactly the verdict, flags and
+explanation the full path gives (a test runs both over real responses and every committed case):
+a plain literal key (``27``, ``-0.25``) skips the reading of key shapes; a plain literal answer
+against a number key skips normalisation; a mixed number (``1\\frac{1}{10}``, read by the parser
+as ``1 + 1/10``) against a number or another mixed number is compared as exact fractions instead
+of being parsed to SymPy (a few milliseconds each).
+
 Keys are read for what they state (docs/math.md, "How keys are read"): a boxed key is its box, a
 worked solution its stated answer, ``AB=4, CD=5`` named values, ``y = 2x + 3`` a value that an
 equivalent equation also matches, ``12:00`` a time of day (compared as a time, never as the
@@ -48,11 +55,16 @@ __all__ = ["MathKernel"]
 MAX_DISTINCT_STATEMENTS = 8
 MAX_BOXES = 10_000
 _GOLD_CACHE_SIZE = 4096
+_WARM_SHAPES = ("x+1", "2\\sqrt{5}+3\\sqrt{2}", "\\frac{\\sqrt{3}}{2}")
 
 _JUXTAPOSED = re.compile(r"\d\s+[\d.]|\d\s*\\[,;: ]\s*\d")
 _IN = re.compile(r"\\in\b")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _COLLECTION_START = re.compile(r"^\s*(?:\\\{|\\begin\{[pbvBV]?matrix\}|\\langle)")
+# the shortcuts' inputs: a plain literal, and a mixed number as the LaTeX parser reads it (an
+# integer then a fraction of positive integers: 2 \frac{1}{2} is 5/2; 2 \frac{0}{3} is a product)
+_PLAIN_LITERAL = re.compile(r"-?\d{1,60}(?:\.\d{1,60})?")
+_MIXED_NUMBER = re.compile(r"(-?)(\d{1,60}) *\\frac\{(\d{1,60})\}\{(\d{1,60})\}")
 
 
 @dataclass
@@ -146,7 +158,10 @@ def _gold_boxes(reference: str) -> str | _Gold:
     return ", ".join(content for _, _, content in spans)
 
 
-def _prepare_gold(reference: str) -> _Gold:
+def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
+    if shortcuts and _PLAIN_LITERAL.fullmatch(reference):  # most keys: no shape to read
+        answer = normalize_answer(reference)
+        return _Gold(answer, False, parse_number(answer.core).value, None, answer.core, False)
     reference = undouble_commands(reference)
     if "\\boxed" in reference or "\\fbox" in reference:
         boxed = _gold_boxes(reference)
@@ -172,11 +187,11 @@ def _prepare_gold(reference: str) -> _Gold:
     if items is not None and len(items) > 1:
         tuples = _value_tuples(items)
         if tuples is not None:  # p=5, q=2; p=7, q=2 is the pairs (5, 2), (7, 2)
-            return _prepare_gold(", ".join(tuples))
+            return _prepare_gold(", ".join(tuples), shortcuts)
         return _Gold(loose, True, None, None, loose.core, False, named=tuple(items))
     if items is not None:  # one named value: the value, with its name and the whole equation
         name, value = items[0]
-        gold = _prepare_gold(value)
+        gold = _prepare_gold(value, shortcuts)
         if gold.problem:
             return gold
         gold.assignment_var = name
@@ -228,6 +243,8 @@ class MathKernel:
         boxes / lines: Which final-answer statements count (both by default).
         abs_tol / rel_tol: Explicit numeric tolerances (0: exact).
         angles: Read a degree sign as pi/180 so ``45^\\circ`` equals ``\\frac{\\pi}{4}``.
+        shortcuts: Take the module docstring's shortcuts (False sends every item down the full
+            path: the tests that prove the shortcuts change no verdict compare the two).
     """
 
     boxes: bool = True
@@ -235,6 +252,7 @@ class MathKernel:
     abs_tol: float = 0.0
     rel_tol: float = 0.0
     angles: bool = False
+    shortcuts: bool = True
     _gold: OrderedDict[str, _Gold] = field(default_factory=OrderedDict, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -243,17 +261,21 @@ class MathKernel:
         return state
 
     def setup(self) -> None:
-        """Import SymPy and the parser once per worker, before the first deadline starts."""
+        """Import SymPy and the parser once per worker, before the first deadline starts, and
+        parse a few common answer shapes: the parser (ANTLR) builds its lookahead tables on the
+        first sight of each construct, tens of milliseconds that would otherwise fall on the
+        first graded answer with a radical or a fraction."""
         import sympy.physics.units  # noqa: F401 - the parser imports it on its first unit
 
         from truegrade.graders.math import _equiv
 
-        _equiv.parse_core("x+1")
+        for shape in _WARM_SHAPES:
+            _equiv.parse_core(shape)
 
     def gold(self, reference: str) -> _Gold:
         cached = self._gold.get(reference)
         if cached is None:
-            cached = _prepare_gold(reference)
+            cached = _prepare_gold(reference, self.shortcuts)
             self._gold[reference] = cached
             if len(self._gold) > _GOLD_CACHE_SIZE:
                 self._gold.popitem(last=False)
@@ -301,6 +323,17 @@ class MathKernel:
     def _check(self, gold: _Gold, statement: str) -> _Result:
         if gold.named:
             return self._compare_named(gold, statement)
+        if (
+            self.shortcuts
+            and gold.number is not None
+            and gold.time is None
+            and not gold.equation_core
+            and not (self.angles and gold.answer.degrees)
+            and _PLAIN_LITERAL.fullmatch(statement)
+        ):  # a plain literal against a number: nothing to normalise, nothing to take apart
+            number = parse_number(statement).value
+            if number is not None:
+                return self._compare_numbers(gold, statement, number)
         answer = normalize_answer(statement, collapse_thousands=not gold.is_collection)
         if answer.problem:
             return _Result(False, flags=(answer.problem,), why="the answer is too long to check")
@@ -451,21 +484,7 @@ class MathKernel:
         if gold.number is not None and not degrees:
             number = parse_number(value)
             if number.value is not None:
-                how = within_tolerance(
-                    number.value, gold.number, abs_tol=self.abs_tol, rel_tol=self.rel_tol
-                )
-                if how is None:
-                    return _Result(False, why=f"{value[:40]} is not {gold.value_core[:40]}")
-                flag = (
-                    (
-                        "exact_match"
-                        if _squash(value) == _squash(gold.value_core)
-                        else "equivalent_numeric"
-                    )
-                    if how == "equal"
-                    else f"within_{how}"
-                )
-                return _Result(True, flag, why=f"{value[:40]} equals {gold.value_core[:40]}")
+                return self._compare_numbers(gold, value, number.value)
             if number.problem == "out_of_range":
                 return _Result(
                     False,
@@ -474,6 +493,10 @@ class MathKernel:
                 )
         if not degrees and _squash(value) == _squash(gold.value_core):
             return _Result(True, "exact_match", why="identical to the reference")
+        if self.shortcuts and not degrees and not self.abs_tol and not self.rel_tol:
+            exact = _exact_mixed(gold, value)
+            if exact is not None:  # what SymPy would find, comparing the same two rationals
+                return exact
         from truegrade.graders.math._equiv import equivalent, exact_value, parse_core
 
         parsed_gold = gold.parsed()
@@ -504,6 +527,20 @@ class MathKernel:
         )
         return _Result(True, flag, why=f"{value[:40]} is equivalent to {gold.value_core[:40]}")
 
+    def _compare_numbers(self, gold: _Gold, value: str, number: Fraction) -> _Result:
+        """A number key against a number read exactly from the answer ``value``."""
+        assert gold.number is not None  # the callers' condition
+        how = within_tolerance(number, gold.number, abs_tol=self.abs_tol, rel_tol=self.rel_tol)
+        if how is None:
+            return _Result(False, why=f"{value[:40]} is not {gold.value_core[:40]}")
+        if how != "equal":
+            flag = f"within_{how}"
+        elif _squash(value) == _squash(gold.value_core):
+            flag = "exact_match"
+        else:
+            flag = "equivalent_numeric"
+        return _Result(True, flag, why=f"{value[:40]} equals {gold.value_core[:40]}")
+
     def _compare_relation(self, gold: _Gold, core: str) -> _Result:
         from truegrade.graders.math._equiv import parse_core, relation_equivalent
 
@@ -524,6 +561,37 @@ class MathKernel:
         if how is None:
             return _Result(False, why=f"{core[:40]} is not {whole[:40]}")
         return _Result(True, "equivalent_symbolic", why="the same relation")
+
+
+def _mixed_number(core: str) -> Fraction | None:
+    """``1 \\frac{1}{10}`` as 11/10, exactly as Math-Verify's parser reads it (the integer's sign
+    is the whole number's), or None for anything else."""
+    match = _MIXED_NUMBER.fullmatch(core)
+    if match is None:
+        return None
+    sign, whole, numerator, denominator = match.groups()
+    if int(numerator) == 0 or int(denominator) == 0:
+        return None  # the parser reads these as products, not mixed numbers
+    value = int(whole) + Fraction(int(numerator), int(denominator))
+    return -value if sign else value
+
+
+def _exact_mixed(gold: _Gold, value: str) -> _Result | None:
+    """The symbolic path's verdict when a mixed number meets a number or a mixed number: both
+    parse to rationals there, and two rationals are equivalent exactly when they are equal."""
+    theirs = gold.number if gold.number is not None else _mixed_number(gold.value_core)
+    if theirs is None:
+        return None
+    ours = parse_number(value).value
+    if ours is None:
+        ours = _mixed_number(value)
+    if ours is None:
+        return None
+    if ours != theirs:
+        return _Result(False, why=f"{value[:40]} is not {gold.value_core[:40]}")
+    return _Result(
+        True, "equivalent_symbolic", why=f"{value[:40]} is equivalent to {gold.value_core[:40]}"
+    )
 
 
 def _without_common_name(core: str) -> str:
