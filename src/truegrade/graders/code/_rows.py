@@ -186,8 +186,8 @@ def _livecodebench(row: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"'{column}' case {n} needs 'input' and 'output'")
             if case.get("testtype", "stdin") != "stdin":
                 raise ValueError(
-                    f"'{column}' case {n} is a {case.get('testtype')!r} test; only stdin "
-                    "tests of LiveCodeBench are supported"
+                    f"'{column}' case {n} is a {case.get('testtype')!r} test (LeetCode style, "
+                    "a method of class Solution); only LiveCodeBench's stdin tests are supported"
                 )
             test: dict[str, Any] = {
                 "stdin": _text(case["input"], f"'{column}' case {n} input"),
