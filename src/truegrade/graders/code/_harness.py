@@ -543,11 +543,7 @@ class CodeKernel:
         visible = self._visible(spec, prompt)
         tells = find_tells(program.tree, visible)
         try:
-            if self.fresh_sandbox:
-                old = _SANDBOXES.pop((self.sandbox, "program"), None)
-                if old is not None:
-                    old.close()
-            box = sandbox_for(self.sandbox)
+            box = self._program_box()
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
         try:
@@ -561,6 +557,14 @@ class CodeKernel:
             if self.fresh_sandbox:
                 box.close()
         return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+
+    def _program_box(self) -> Sandbox:
+        """This worker's program sandbox; a new one when every response gets its own."""
+        if self.fresh_sandbox:
+            old = _SANDBOXES.pop((self.sandbox, "program"), None)
+            if old is not None:
+                old.close()
+        return sandbox_for(self.sandbox)
 
     def _stdio_in(self, name: str, response: str, spec: TestSpec) -> dict[str, Any]:
         """A stdin/stdout program in a named language: build it, run each test, judge each."""
@@ -582,11 +586,7 @@ class CodeKernel:
             rel_tol=self.rel_tol,
         )
         try:
-            if self.fresh_sandbox:
-                old = _SANDBOXES.pop((self.sandbox, "program"), None)
-                if old is not None:
-                    old.close()
-            box = sandbox_for(self.sandbox)
+            box = self._program_box()
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
         deadline = time.monotonic() + self.program_timeout_s
