@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import socket
@@ -66,22 +67,58 @@ def test_dataset_rows_are_read_as_they_are():
     assert lcb.stdio[0].stdin == "1 2\n"
 
 
-def test_a_livecodebench_functional_row_is_refused_with_its_reason(grader):
-    # LeetCode-style rows (call a method of class Solution) are not graded on a subset of tests
-    row = {
-        "response": (
-            "```python\nclass Solution:\n    def add(self, a, b):\n        return a + b\n```\n"
-        ),
-        "reference": {
-            "public_test_cases": '[{"input": "1\\n2", "output": "3", "testtype": "functional"}]',
-            "private_test_cases": "[]",
-            "metadata": '{"func_name": "add"}',
-        },
+def _functional_row(response: str, **extra):
+    # livecodebench/code_generation_lite layout: one JSON value per input line, JSON output
+    cases = [
+        {"input": "[2,7,11,15]\n9", "output": "[0, 1]", "testtype": "functional"},
+        {"input": "[3,2,4]\n6", "output": "[1, 2]", "testtype": "functional"},
+    ]
+    reference = {
+        "public_test_cases": json.dumps(cases[:1]),
+        "private_test_cases": json.dumps(cases[1:]),
+        "metadata": '{"func_name": "twoSum"}',
+        **extra,
     }
+    return {"response": f"```python\n{response}```\n", "reference": reference}
+
+
+LEETCODE = """from __future__ import annotations
+
+
+class Solution:
+    def twoSum(self, nums: List[int], target: int) -> List[int]:
+        seen = defaultdict(int)
+        for i, x in enumerate(nums):
+            if target - x in seen:
+                return [seen[target - x], i]
+            seen[x] = i
+        return []
+"""
+
+
+def test_a_livecodebench_functional_row_calls_the_method_of_class_solution(grader):
+    # List and defaultdict unimported, as LeetCode's Python and LiveCodeBench provide them
+    right = grader.grade(_functional_row(LEETCODE))
+    assert right.passed, right.explanation
+    assert right.subscores == {"case_0": 1.0, "case_1": 1.0}
+    wrong = grader.grade(_functional_row(LEETCODE.replace("seen[target - x], i", "i, i")))
+    assert wrong.passed is False and wrong.error is None
+    assert "wrong_answer" in wrong.flags
+    # a new instance for every call: state kept on the class is caught by the replay
+    counting = (
+        "class Solution:\n    n = 0\n    def twoSum(self, nums, target):\n"
+        "        Solution.n += 1\n        return [0, 1] if Solution.n == 1 else [1, 2]\n"
+    )
+    stateful = grader.grade(_functional_row(counting))
+    assert stateful.passed is False and "order_dependent" in stateful.flags
+
+
+def test_a_livecodebench_functional_row_without_its_method_name_is_an_error(grader):
+    row = _functional_row(LEETCODE)
+    del row["reference"]["metadata"]
     grade = grader.grade(row)
     assert grade.passed is None and "bad_reference" in grade.flags
-    assert "'public_test_cases' case 0 is a 'functional' test" in grade.error
-    assert "class Solution" in grade.error
+    assert "func_name" in grade.error
 
 
 @pytest.mark.system_tool("g++", package="g++")
