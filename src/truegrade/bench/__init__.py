@@ -7,6 +7,7 @@ from truegrade.bench._judge import run_judge_bench
 from truegrade.bench._math import DEFAULT_MATH_DATA, MathVerifyTask, load_math_pairs, run_math_bench
 from truegrade.bench._report import BenchReport, Measurement, load_average, machine
 from truegrade.bench._serve import naive_reward_app, run_serve_bench
+from truegrade.bench._stdio import run_stdio_bench, stdio_problems
 
 __all__ = [
     "DEFAULT_MATH_DATA",
@@ -27,5 +28,7 @@ __all__ = [
     "run_judge_bench",
     "run_math_bench",
     "run_serve_bench",
+    "run_stdio_bench",
+    "stdio_problems",
     "trivial_task",
 ]

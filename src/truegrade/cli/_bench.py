@@ -19,6 +19,7 @@ from truegrade.bench import (
     run_judge_bench,
     run_math_bench,
     run_serve_bench,
+    run_stdio_bench,
 )
 from truegrade.cli._common import (
     err_console,
@@ -184,6 +185,28 @@ def bench_code(
                 progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
             )
     except ImportError as exc:
+        fail(str(exc))
+    _emit(report, out)
+
+
+@bench_app.command("stdio")
+def bench_stdio(
+    problems: Annotated[int, typer.Option(help="Problems per batch (C++ and Python).", min=2)] = 50,
+    tests: Annotated[int, typer.Option(help="Tests per problem.", min=1)] = 6,
+    runs: Annotated[int, typer.Option(help="Runs of each for the per-test overhead.", min=5)] = 200,
+    workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+) -> None:
+    """Stdin/stdout programs: sandbox vs bare per test, and batch throughput vs subprocess."""
+    try:
+        report = run_stdio_bench(
+            problems=problems,
+            tests=tests,
+            runs=runs,
+            workers=workers,
+            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+        )
+    except FileNotFoundError as exc:
         fail(str(exc))
     _emit(report, out)
 

@@ -41,6 +41,7 @@ import struct
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -805,6 +806,30 @@ class Zygote:
         self.end_session()
         self.settle()
         timeout_s = float(header["timeout_s"])
+
+        def setup() -> None:
+            _limit_memory({"as_mb": self.limits["memory_mb"]})
+            _limit_cpu(timeout_s)
+            if self.program_filter is not None:
+                self.program_filter.install()
+            _reopen_streams()
+
+        child = self.fork_child(setup)
+        if child is None:
+            return
+        pid, in_w, readers = child
+        if pid == 0:
+            _run_program(self.code)
+        self.supervise(pid, started, timeout_s, stdin, in_w, readers)
+
+    def fork_child(self, setup: Callable[[], None]) -> tuple[int, int, list[int]] | None:
+        """Fork a child with pipes for its standard streams and, on descriptor 3, a pipe that
+        only says its setup is done; the child places them, runs ``setup`` (its limits and
+        filter), says so, and returns ``(0, -1, [])`` to run what it was forked for.
+
+        Returns (pid, the stdin writer, the stdout / stderr / ready readers) in the parent, or
+        None when the fork failed (reported as ``spawn_failed``).
+        """
         pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, ready
         (in_r, in_w), (out_r, out_w), (err_r, err_w), (ready_r, ready_w) = pipes
         try:
@@ -815,24 +840,20 @@ class Zygote:
                     os.close(fd)
             said = str(exc).encode()
             self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
-            return
+            return None
         if pid == 0:
             try:
                 placed = {0: in_r, 1: out_w, 2: err_w, _READY_FD: ready_w}
                 _place(placed, orphan_guard=not self.own_pid_namespace)
-                _limit_memory({"as_mb": self.limits["memory_mb"]})
-                _limit_cpu(timeout_s)
-                if self.program_filter is not None:
-                    self.program_filter.install()
-                _reopen_streams()
+                setup()
                 os.write(_READY_FD, b"R")
                 os.close(_READY_FD)
             except BaseException as exc:
                 _setup_failed(2, exc)
-            _run_program(self.code)
+            return 0, -1, []
         for fd in (in_r, out_w, err_w, ready_w):
             os.close(fd)
-        self.supervise(pid, started, timeout_s, stdin, in_w, [out_r, err_r, ready_r])
+        return pid, in_w, [out_r, err_r, ready_r]
 
     def supervise(
         self,
@@ -1002,37 +1023,23 @@ class Zygote:
         argv = [str(a) for a in header["argv"]]
         env = {str(k): str(v) for k, v in (header.get("env") or {}).items()}
         memory = dict(header.get("memory") or {})
-        pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, ready
-        (in_r, in_w), (out_r, out_w), (err_r, err_w), (ready_r, ready_w) = pipes
-        try:
-            pid = os.fork()
-        except OSError as exc:
-            for pair in pipes:
-                for fd in pair:
-                    os.close(fd)
-            said = str(exc).encode()
-            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+
+        def setup() -> None:
+            _limit_memory(memory)
+            _limit_cpu(float(header.get("cpu_s") or timeout_s))
+            if self.exec_filter is not None:
+                self.exec_filter.install()
+
+        child = self.fork_child(setup)
+        if child is None:
             return
+        pid, in_w, readers = child
         if pid == 0:
-            try:
-                placed = {0: in_r, 1: out_w, 2: err_w, _READY_FD: ready_w}
-                _place(placed, orphan_guard=not self.own_pid_namespace)
-                _limit_memory(memory)
-                _limit_cpu(float(header.get("cpu_s") or timeout_s))
-                if self.exec_filter is not None:
-                    self.exec_filter.install()
-                os.write(_READY_FD, b"R")
-                os.close(_READY_FD)
-            except BaseException as exc:
-                _setup_failed(2, exc)
             try:
                 os.execve(argv[0], argv, env)  # noqa: S606 - inside the sandbox, confined
             except OSError as exc:
                 os.write(2, f"cannot execute {argv[0]}: {exc.strerror}\n".encode())
             os._exit(127)
-        for fd in (in_r, out_w, err_w, ready_w):
-            os.close(fd)
-        readers = [out_r, err_r, ready_r]
         self.supervise(pid, started, timeout_s, stdin, in_w, readers, before_wipe)
 
     def send_done(self, extra: dict[str, Any], started: float) -> None:

@@ -30,6 +30,7 @@ import builtins
 import contextlib
 import functools
 import math
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -498,6 +499,31 @@ def _run_stdio(
     return outcomes
 
 
+_LEETCODE_PRELUDE = (
+    "from typing import *\n"
+    "from collections import *\n"
+    "from heapq import *\n"
+    "from bisect import *\n"
+    "from itertools import *\n"
+    "from functools import *\n"
+    "from math import *\n"
+    "from builtins import *\n"  # math's star import shadows pow(); builtins come back on top
+    "import bisect, collections, functools, heapq, itertools, math, re, string\n"
+)
+
+
+def _leetcode_module(source: str, cls: str, method: str) -> str:
+    """A LeetCode-style program as a module the sandbox can call: the names LeetCode's Python
+    has without an import (``List``, ``deque``, ``heappush``...) in front, as LeetCode and
+    LiveCodeBench's own harness provide them (without them a correct solution annotated
+    ``List[int]`` fails on a ``NameError``), and behind it a function of the method's name that
+    calls the method on a new instance each time (no state carries over between calls)."""
+    shim = f"\n\ndef {method}(*args, **kwargs):\n    return {cls}().{method}(*args, **kwargs)\n"
+    future = re.findall(r"^from __future__ import [^\n]*$", source, flags=re.M)
+    body = re.sub(r"^from __future__ import [^\n]*$", "", source, flags=re.M)
+    return "".join(f"{line}\n" for line in future) + _LEETCODE_PRELUDE + body + shim
+
+
 def _error(message: str, *flags: str) -> dict[str, Any]:
     return {"score": 0.0, "passed": None, "error": message, "flags": list(flags)}
 
@@ -543,15 +569,14 @@ class CodeKernel:
         visible = self._visible(spec, prompt)
         tells = find_tells(program.tree, visible)
         try:
-            if self.fresh_sandbox:
-                old = _SANDBOXES.pop((self.sandbox, "program"), None)
-                if old is not None:
-                    old.close()
-            box = sandbox_for(self.sandbox)
+            box = self._program_box()
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
         try:
-            outcomes = self._run(box, spec, program.source, spec.helpers or prompt)
+            source = program.source
+            if spec.method_of is not None and spec.entry_point is not None:
+                source = _leetcode_module(source, spec.method_of, spec.entry_point)
+            outcomes = self._run(box, spec, source, spec.helpers or prompt)
         except SpecProblem as exc:
             return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
         except (_SandboxBroke, SandboxError) as exc:
@@ -561,6 +586,14 @@ class CodeKernel:
             if self.fresh_sandbox:
                 box.close()
         return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+
+    def _program_box(self) -> Sandbox:
+        """This worker's program sandbox; a new one when every response gets its own."""
+        if self.fresh_sandbox:
+            old = _SANDBOXES.pop((self.sandbox, "program"), None)
+            if old is not None:
+                old.close()
+        return sandbox_for(self.sandbox)
 
     def _stdio_in(self, name: str, response: str, spec: TestSpec) -> dict[str, Any]:
         """A stdin/stdout program in a named language: build it, run each test, judge each."""
@@ -582,11 +615,7 @@ class CodeKernel:
             rel_tol=self.rel_tol,
         )
         try:
-            if self.fresh_sandbox:
-                old = _SANDBOXES.pop((self.sandbox, "program"), None)
-                if old is not None:
-                    old.close()
-            box = sandbox_for(self.sandbox)
+            box = self._program_box()
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
         deadline = time.monotonic() + self.program_timeout_s

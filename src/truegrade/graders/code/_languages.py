@@ -14,7 +14,9 @@ Memory rule (one limit ``M`` per test, in MiB):
   heap and class space, Go's arenas, V8's pointer cage), so an address-space cap would refuse a
   correct program at start. There the private writable memory is capped (``RLIMIT_DATA``) at
   ``M`` plus the runtime's own overhead, and the runtime's heap at ``M`` by its own flag
-  (``-Xmx``, ``GOMEMLIMIT``, ``--max-old-space-size``).
+  (``-Xmx``, ``GOMEMLIMIT``, ``--max-old-space-size``). A JVM's overhead is mostly its
+  threads' stacks (a dozen threads, each sized by ``-Xss64m``, about 620 MB of private memory
+  before the heap), hence 768 MB: less refuses a correct program at a 256 MB limit at start.
 
 A program that runs out gets ``memory_limit`` when the kernel refused the memory (the runtime's
 out-of-memory report, or a peak resident size over ``M``), else the crash is a ``runtime_error``.
@@ -191,7 +193,7 @@ LANGUAGES: dict[str, Language] = {
                  _gcc("gnu++17")),
         Language("c", ("gcc",), "gcc", "gcc", _fixed("main.c"), _gcc("gnu11")),
         Language("java", (), "default-jdk-headless", "javac", _java_source_name, _java,
-                 reserves_address_space=True, overhead_mb=384, own_stack=True),
+                 reserves_address_space=True, overhead_mb=768, own_stack=True),
         Language("javascript", ("js", "node", "nodejs"), "nodejs", "node", _fixed("main.js"),
                  _node, reserves_address_space=True, overhead_mb=256, own_stack=True),
         Language("go", ("golang",), "golang-go", "go", _fixed("main.go"), _go,

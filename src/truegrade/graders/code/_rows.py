@@ -13,9 +13,11 @@
   them (base64 of zlib of a pickled JSON string). That pickle is read by an unpickler that
   refuses every class, so it can only ever yield the string; anything else is an error.
 
+  Its ``functional`` tests (LeetCode style) become call cases of the method named by the row's
+  ``metadata`` (``{"func_name": ...}``) of ``class Solution``: each input line is one argument
+  as JSON, the output is the return value as JSON. A row mixing both kinds is refused.
+
 Public tests are marked visible (shown to the model), which feeds the hard-coding tells.
-LiveCodeBench's ``functional`` (LeetCode-style class method) tests are not supported: such a row
-is refused with that reason, never graded on a subset of its tests.
 """
 
 from __future__ import annotations
@@ -178,17 +180,45 @@ def _lcb_cases(raw: Any, what: str) -> list[Any]:
     return cases
 
 
+def _lcb_call(column: str, n: int, case: Mapping[str, Any]) -> Any:
+    """One functional test as a call case: a JSON value per input line, JSON output."""
+    where = f"'{column}' case {n}"
+    try:
+        args = [json.loads(line) for line in str(case["input"]).split("\n") if line.strip()]
+        expected = json.loads(str(case["output"]))
+    except ValueError as exc:
+        raise ValueError(
+            f"{where}: a functional test's input and output must be JSON ({exc})"
+        ) from None
+    call: dict[str, Any] = {"args": args, "expected": expected}
+    if column == "public_test_cases":
+        call["visible"] = True
+    return call
+
+
+def _lcb_method(row: Mapping[str, Any]) -> str:
+    metadata = _json(row.get("metadata"), "'metadata'")
+    name = metadata.get("func_name") if isinstance(metadata, dict) else None
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(
+            "a LiveCodeBench functional row needs 'metadata' with the method's 'func_name'"
+        )
+    return name
+
+
 def _livecodebench(row: Mapping[str, Any]) -> dict[str, Any]:
     stdio = []
+    calls = []
     for column in ("public_test_cases", "private_test_cases"):
         for n, case in enumerate(_lcb_cases(row.get(column), f"'{column}'")):
             if not isinstance(case, dict) or not {"input", "output"} <= set(case):
                 raise ValueError(f"'{column}' case {n} needs 'input' and 'output'")
-            if case.get("testtype", "stdin") != "stdin":
-                raise ValueError(
-                    f"'{column}' case {n} is a {case.get('testtype')!r} test; only stdin "
-                    "tests of LiveCodeBench are supported"
-                )
+            kind = case.get("testtype", "stdin")
+            if kind == "functional":
+                calls.append(_lcb_call(column, n, case))
+                continue
+            if kind != "stdin":
+                raise ValueError(f"'{column}' case {n} has an unknown testtype {kind!r}")
             test: dict[str, Any] = {
                 "stdin": _text(case["input"], f"'{column}' case {n} input"),
                 "stdout": _text(case["output"], f"'{column}' case {n} output"),
@@ -196,6 +226,10 @@ def _livecodebench(row: Mapping[str, Any]) -> dict[str, Any]:
             if column == "public_test_cases":
                 test["visible"] = True
             stdio.append(test)
+    if stdio and calls:
+        raise ValueError("the LiveCodeBench row mixes stdin and functional tests")
+    if calls:
+        return {"entry_point": _lcb_method(row), "method_of": "Solution", "cases": calls}
     if not stdio:
         raise ValueError("the LiveCodeBench row has no test cases")
     return {"stdio": stdio}

@@ -2,7 +2,8 @@
 
 * HumanEval style: ``{"entry_point": "f", "check": "def check(candidate): ..."}``;
 * call cases:
-  ``{"entry_point": "f", "cases": [{"args": [...], "kwargs": {...}, "expected": ...}]}``;
+  ``{"entry_point": "f", "cases": [{"args": [...], "kwargs": {...}, "expected": ...}]}``, with
+  ``"method_of": "Solution"`` when ``f`` is a method of that class (LeetCode style);
 * stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
   ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
   ``time_limit_s`` and ``memory_mb`` per test, ``compare`` and a special judge ``checker``
@@ -81,6 +82,9 @@ class TestSpec:
     memory_mb: int | None = None
     compare: str | None = None
     checker: Checker | None = None
+    method_of: str | None = None
+    """Call cases only: the entry point is a method of this class (LeetCode style), called on a
+    new instance for every call."""
 
     @property
     def test_names(self) -> list[str]:
@@ -179,8 +183,14 @@ def parse_spec(reference: Any) -> TestSpec:
         raw = spec["cases"]
         if not isinstance(raw, list) or not raw:
             raise SpecProblem("'cases' must be a non-empty list")
+        method_of = spec.get("method_of")
+        if method_of is not None and not (isinstance(method_of, str) and method_of.isidentifier()):
+            raise SpecProblem(f"'method_of' must name a class, got {method_of!r}")
         return TestSpec(
-            "cases", entry_point=_entry_point(spec), cases=[_case(c, i) for i, c in enumerate(raw)]
+            "cases",
+            entry_point=_entry_point(spec),
+            cases=[_case(c, i) for i, c in enumerate(raw)],
+            method_of=method_of,
         )
     raw = spec["stdio"]
     if not isinstance(raw, list) or not raw:

@@ -52,6 +52,7 @@ _OUT_OF_MEMORY = (
     "std::bad_alloc",  # C++
     "java.lang.OutOfMemoryError",
     "runtime: out of memory",  # Go
+    "runtime: cannot allocate memory",  # Go, when the kernel refuses a new arena
     "heap out of memory",  # V8
     "memory allocation of",  # Rust's allocation failure
 )
