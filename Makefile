@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet '$(TORCH)'
-	$(PY) -m pip install --quiet -e '.[dev,rm,semantic]'
+	$(PY) -m pip install --quiet -e '.[dev,rm,semantic,bench]'
 	@touch $(STAMP)
 
 install: $(STAMP)

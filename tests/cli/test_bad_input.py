@@ -335,6 +335,16 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "no_control": BENCHMARK,
         }
     ],
+    "bench stdio": [
+        {
+            "problems": "2",
+            "tests": "1",
+            "runs": "5",
+            "workers": "1",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
+    ],
     "bench judge": [
         {"items": "50", "repeats": "1", "concurrency": "1", "out": "@out", "no_control": BENCHMARK}
     ],

@@ -195,7 +195,9 @@ def bench_stdio(
     tests: Annotated[int, typer.Option(help="Tests per problem.", min=1)] = 6,
     runs: Annotated[int, typer.Option(help="Runs of each for the per-test overhead.", min=5)] = 200,
     workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the report as JSON.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
 ) -> None:
     """Stdin/stdout programs: sandbox vs bare per test, and batch throughput vs subprocess."""
     try:
