@@ -50,7 +50,23 @@ EXAMPLES: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "open questions (rubric)",
+        "name": "stdio code",
+        "data": "stdio_tasks.jsonl",
+        "graders": [
+            ("naive answer-in-output", f"{HERE}/graders/naive_stdout.py:reward", {}),
+            ("truegrade code, stdio", "code", {}),
+        ],
+    },
+    {
+        "name": "instructions",
+        "data": "instructions.jsonl",
+        "graders": [
+            ("IFEval checks as is", "instructions", {"hardened": False}),
+            ("truegrade instructions", f"{HERE}/graders/instructions.yaml", {}),
+        ],
+    },
+    {
+        "name": "open questions",
         "data": "advice_rubric.jsonl",
         "graders": [
             ("naive keyword rubric", f"{HERE}/graders/keyword_rubric.py:reward", {}),
@@ -77,7 +93,7 @@ def _build_cards(console: Console, table: Table, cards: list[str], judge: dict[s
             card = build_card(
                 grader, rows, title=title, data_name=f"examples/data/{example['data']}", reruns=2
             )
-            slug = title.replace(" ", "_").replace("-", "_")
+            slug = "".join(c if c.isalnum() else "_" for c in title)
             paths = write_card(card, OUT / f"{slug}.html")
             v = card.verdict
             table.add_row(

@@ -32,7 +32,7 @@ PACKAGES=(
     "libseccomp2  test      has_library libseccomp.so.2"  # the sandbox's system-call filter
     "chromium     test      has_browser"             # renders the grader card in a test
     "util-linux   test      has taskset"             # pins a process to one core in an engine test
-    "g++          test      has g++"                 # C and C++ stdin/stdout programs
+    "g++          demo,test has g++"                 # C and C++ stdin/stdout programs
     "default-jdk-headless test has javac"            # Java programs
     "nodejs       test      has node"                # JavaScript programs
     "golang-go    test      has go"                  # Go programs

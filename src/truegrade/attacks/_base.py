@@ -118,7 +118,7 @@ def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
 
 def _load_library() -> None:
     # importing the modules registers their attacks
-    from truegrade.attacks import _code, _instructions, _math, _text  # noqa: F401
+    from truegrade.attacks import _code, _instructions, _math, _stdio, _text  # noqa: F401
 
 
 def reference_text(sample: Sample) -> str:

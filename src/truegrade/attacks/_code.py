@@ -18,6 +18,7 @@ from typing import Any
 
 from truegrade.attacks._base import Candidate, attack
 from truegrade.core import Sample
+from truegrade.graders.code import stdio_task
 
 __all__ = ["entry_point", "visible_examples"]
 
@@ -36,6 +37,13 @@ def _fenced(code: str) -> str:
 
 
 def _program(sample: Sample, body: str, top: str = "") -> Iterator[str]:
+    """The attack as a program: the body as the entry point, or for a Python stdin/stdout task
+    as a function the script calls and whose result it prints (its input is never read)."""
+    task = stdio_task(sample)
+    if task is not None:  # other languages get the stdout attacks (``_stdio``) in their own
+        if task.language == "python":
+            yield f"{top}\n\ndef _main(*args, **kwargs):\n{body}\n\nprint(_main())\n"
+        return
     name = entry_point(sample)
     if name is None:
         if top:

@@ -17,6 +17,7 @@ from typing import Any
 
 from truegrade.attacks._attacker import AttackerLLM, AttackerSession
 from truegrade.attacks._base import Attack, attacks_for, reference_text
+from truegrade.attacks._programs import fenced
 from truegrade.attacks._report import (
     AttackerSummary,
     AttackExample,
@@ -28,6 +29,7 @@ from truegrade.attacks._report import (
 )
 from truegrade.attacks._search import adaptive_search, search_oracle
 from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.graders.code import reference_solution, stdio_task
 from truegrade.judge import EndpointConfig
 from truegrade.stats import wilson_interval
 
@@ -84,6 +86,10 @@ def reference_response(sample: Sample, kind: str) -> str | None:
     if kind == "math":
         return f"The answer is \\boxed{{{gold}}}." if gold else None
     if kind == "code":
+        task = stdio_task(sample)
+        if task is not None:  # a whole program, in the task's language
+            program = reference_solution(sample.metadata, task.language)
+            return fenced(task.language, program) if program else None
         solution = sample.metadata.get("canonical_solution")
         if isinstance(solution, str):
             return f"```python\n{sample.prompt_text}{solution}\n```"

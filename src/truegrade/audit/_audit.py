@@ -17,6 +17,10 @@ Every check flags items with a reason a reviewer can act on:
 * ``paraphrase``: the same question in other words, by sentence embeddings (only when the
   semantic pass is asked for);
 * ``answer_leak``: the reference appears in the prompt;
+* ``accepts_any_output``, ``expects_no_output``, ``echo_passes``, ``expected_not_produced``,
+  ``all_tests_visible``: stdin/stdout tests that a program printing junk, nothing or its own
+  input passes, tests whose expected output the reference program does not produce, tests all
+  shown to the model (see ``_stdio``);
 * ``contaminated`` / ``template_in_training``: given a training set (``against``), an item that
   is a near copy of a training prompt, or an instance of a template the training set holds.
 
@@ -34,6 +38,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from truegrade.attacks import infer_kind, is_rewarded, reference_response
+from truegrade.audit import _stdio
 from truegrade.audit._equivalents import equivalent_responses
 from truegrade.audit._similar import (
     DuplicatePair,
@@ -47,6 +52,7 @@ from truegrade.audit._similar import (
     similarity,
 )
 from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.graders.code import StdioTask, stdio_task
 
 __all__ = ["CHECKS", "AuditFlag", "AuditItem", "AuditReport", "audit_items"]
 
@@ -58,6 +64,7 @@ CHECKS = (
     "discrimination",
     "duplicates",
     "leak",
+    "tests",
 )
 
 
@@ -229,6 +236,27 @@ def audit_items(
                             }
                         ),
                     )
+    stdio: dict[str, StdioTask] = {}
+    if "tests" in checks and the_kind == "code":
+        for item_id, item in items.items():
+            task = stdio_task(item)
+            if task is None:
+                continue
+            stdio[item_id] = task
+            for probe in _stdio.PROBES:
+                response = _stdio.probe_response(task, probe)
+                add(
+                    "tests",
+                    item_id,
+                    probe,
+                    item.model_copy(
+                        update={
+                            "id": f"{item_id}::probe::{probe}",
+                            "response": response,
+                            "label": None,
+                        }
+                    ),
+                )
     runs = max(1, reruns if "flaky" in checks else 1)
     for item_id, group in responses.items():
         for row in group:
@@ -247,9 +275,15 @@ def audit_items(
 
     reference_ok: dict[str, bool] = {}
     response_grades: dict[str, list[Grade]] = defaultdict(list)
+    probes: dict[str, dict[str, Grade]] = defaultdict(dict)
     for (check, item_id, detail), sample, grade in zip(tags, queue, grades, strict=True):
         if check == "reference":
             reference_ok[item_id] = _reference_flags(grade, threshold, flags[item_id])
+            if item_id in stdio and "tests" in checks:
+                for name, reason in _stdio.reference_flags(stdio[item_id], grade):
+                    flags[item_id].append(AuditFlag(name=name, reason=reason))
+        elif check == "tests":
+            probes[item_id][detail] = grade
         elif check == "equivalents":
             if reference_ok.get(item_id) and not _passes(grade, threshold):
                 why = grade.error or grade.explanation or "rejected"
@@ -298,6 +332,15 @@ def audit_items(
         )
     if "leak" in checks:
         ran["leak"] = _leaks(items, the_kind, flags)
+    if "tests" in checks:
+        for item_id, task in stdio.items():
+            found = _stdio.static_flags(task) + _stdio.probe_flags(task, probes[item_id])
+            flags[item_id] += [AuditFlag(name=name, reason=reason) for name, reason in found]
+        ran["tests"] = (
+            f"ran (3 probe programs on each of {len(stdio)} stdin/stdout items)"
+            if stdio
+            else "skipped: no stdin/stdout items"
+        )
 
     flagged = [
         AuditItem(id=item_id, flags=flags[item_id]) for item_id in items if flags.get(item_id)

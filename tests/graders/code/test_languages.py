@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import truegrade
+from tests.graders.code.toolchains import each_language
 from truegrade.graders.code import CodeGrader
 
 TESTS = [{"stdin": "1 2\n", "stdout": "3\n"}, {"stdin": "5 7", "stdout": "12"}]
@@ -402,15 +403,6 @@ fn main() {
 }
 """,
 }
-TOOLS = {
-    "python": ("python3", "python3"),
-    "c": ("gcc", "gcc"),
-    "cpp": ("g++", "g++"),
-    "java": ("javac", "default-jdk-headless"),
-    "javascript": ("node", "nodejs"),
-    "go": ("go", "golang-go"),
-    "rust": ("rustc", "rustc"),
-}
 
 
 @pytest.fixture(scope="module")
@@ -428,10 +420,7 @@ def _verdicts(grade) -> list[str]:
     return [v for _, v in re.findall(r"\b(stdio_\d+) ([a-z_]+)\b", grade.explanation)]
 
 
-@pytest.mark.parametrize(
-    "language",
-    [pytest.param(n, marks=pytest.mark.system_tool(c, package=p)) for n, (c, p) in TOOLS.items()],
-)
+@pytest.mark.parametrize("language", each_language())
 def test_every_verdict_and_every_hostile_act_in_one_batch(language, listener):
     mark = secrets.token_hex(4)
     # host paths outside the sandbox's scratch: the package's own directory, the home, /usr

@@ -8,6 +8,7 @@ response in the grader's process, and it refuses to run it without isolation unl
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -15,11 +16,19 @@ from pydantic import Field, model_validator
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._harness import CodeKernel
-from truegrade.graders.code._languages import read_only_dirs
+from truegrade.graders.code._languages import language_named, read_only_dirs
 from truegrade.graders.code._rows import DATASET_COLUMNS
+from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
 from truegrade.sandbox import SandboxConfig
 
-__all__ = ["CodeGrader", "CodeOptions", "allow_unsandboxed", "runs_programs_sandboxed"]
+__all__ = [
+    "CodeGrader",
+    "CodeOptions",
+    "StdioTask",
+    "allow_unsandboxed",
+    "runs_programs_sandboxed",
+    "stdio_task",
+]
 
 
 class CodeOptions(GraderOptions):
@@ -179,6 +188,32 @@ def _tests_of(sample: Sample) -> Any:
     if any(meta.get(c) is not None for c in DATASET_COLUMNS):
         return {k: meta[k] for k in (*DATASET_COLUMNS, *_ROW_EXTRAS) if k in meta}
     return None
+
+
+@dataclass(frozen=True)
+class StdioTask:
+    """A row's stdin/stdout tests and the language its programs are written in."""
+
+    spec: TestSpec
+    language: str
+
+
+def stdio_task(sample: Sample) -> StdioTask | None:
+    """The row's stdin/stdout task (its tests read as the grader reads them, and the language:
+    the spec's, else the row's ``language``, else Python), or None when the row is not one (no
+    tests, function tests, or a spec the grader would refuse)."""
+    tests = _tests_of(sample)
+    if tests is None:
+        return None
+    try:
+        spec = parse_spec(tests)
+    except SpecProblem:
+        return None
+    if spec.kind != "stdio":
+        return None
+    name = spec.language or sample.metadata.get("language")
+    language = language_named(name) if isinstance(name, str) else None
+    return StdioTask(spec, language.name if language else "python")
 
 
 def allow_unsandboxed(grader: Grader) -> int:

@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CODECONTESTS_LANGUAGES", "DATASET_COLUMNS", "from_dataset_row"]
+__all__ = ["CODECONTESTS_LANGUAGES", "DATASET_COLUMNS", "from_dataset_row", "reference_solution"]
 
 CODECONTESTS_LANGUAGES = {2: "cpp", 3: "python", 4: "java"}
 """CodeContests' language ids (its ``Language`` enumeration) that run here; 1 is Python 2."""
@@ -233,3 +233,30 @@ def _livecodebench(row: Mapping[str, Any]) -> dict[str, Any]:
     if not stdio:
         raise ValueError("the LiveCodeBench row has no test cases")
     return {"stdio": stdio}
+
+
+def reference_solution(row: Mapping[str, Any], language: str) -> str | None:
+    """A correct program for the row in ``language``, when the row ships one: its
+    ``canonical_solution`` (the whole program, for a stdin/stdout task), else the dataset's
+    ``solutions`` column (APPS / TACO: a JSON list of Python programs; CodeContests:
+    ``{"language": [ids], "solution": [programs]}``), the first one in that language. The audit
+    and the attack runner use it as the control a sound grader must pass."""
+    solution = row.get("canonical_solution")
+    if isinstance(solution, str) and solution.strip():
+        return solution
+    solutions = row.get("solutions")
+    if isinstance(solutions, str):
+        try:
+            solutions = json.loads(solutions)
+        except ValueError:
+            return None
+    if isinstance(solutions, list):  # APPS / TACO: Python programs
+        found = [s for s in solutions if isinstance(s, str) and s.strip()]
+        return found[0] if found and language == "python" else None
+    if isinstance(solutions, Mapping):  # CodeContests
+        ids, programs = solutions.get("language"), solutions.get("solution")
+        if isinstance(ids, list) and isinstance(programs, list):
+            for lang_id, program in zip(ids, programs, strict=False):
+                if CODECONTESTS_LANGUAGES.get(lang_id) == language and isinstance(program, str):
+                    return program
+    return None
