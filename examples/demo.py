@@ -110,7 +110,7 @@ def _build_cards(console: Console, table: Table, cards: list[str], judge: dict[s
 
 def main() -> int:
     # in a log or a pipe rich assumes 80 columns, which folds the summary table: give it room
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = Console(width=None if sys.stdout.isatty() else 140)
     table = Table(title="grader cards", title_justify="left")
     for column in (
         "example",
