@@ -9,6 +9,7 @@ function call that only receives inputs and returns plain data, or a whole progr
 from truegrade.sandbox._layers import Layer, layers
 from truegrade.sandbox._sandbox import (
     CallResult,
+    CallStream,
     ExecLimits,
     Executable,
     Isolation,
@@ -24,6 +25,7 @@ from truegrade.sandbox._zygote import PLAIN_TYPES, PlainDataError, decode_value,
 __all__ = [
     "PLAIN_TYPES",
     "CallResult",
+    "CallStream",
     "ExecLimits",
     "Executable",
     "Isolation",

@@ -46,6 +46,7 @@ from truegrade.sandbox._zygote import (
 
 __all__ = [
     "CallResult",
+    "CallStream",
     "ExecLimits",
     "Executable",
     "Isolation",
@@ -356,6 +357,107 @@ class _Channel:
         return self.read(length, deadline, cap)
 
 
+class CallStream:
+    """Calls sent to a program's session as one request, their answers read one by one.
+
+    ``next`` returns the next call's result, or None when every answer has been read or the
+    session ended (the result of the call that ended it is the last one). ``close`` ends the
+    session when answers are still owed: nothing unread may leak into the next call.
+    """
+
+    def __init__(
+        self,
+        program: Program,
+        calls: list[tuple[Any, dict[str, Any]]],
+        timeout_s: float,
+        budget_s: float | None,
+    ) -> None:
+        self._program = program
+        self._timeout_s = timeout_s
+        self._queued: list[CallResult] = []
+        self._owed = 0
+        self._channel: _Channel | None = None
+        problem = program._usable()
+        if problem is None and program.entry_point is None:
+            problem = "the program was loaded without an entry point"
+        if problem is not None:
+            self._queued.append(CallResult("sandbox_error", error=problem))
+            return
+        request = frame(
+            {"calls": [[encode_value(list(a)), encode_value(dict(k))] for a, k in calls]}
+        )
+        if program._channel is None:
+            program._channel = program._new_session()
+        channel = program._channel
+        if isinstance(channel, str):
+            program._channel = None
+            self._queued.append(CallResult("sandbox_error", error=f"no call session: {channel}"))
+            return
+        self._cap = program.sandbox.config.output_bytes
+        self._started = time.monotonic()
+        self._last = self._started + (budget_s if budget_s is not None else timeout_s * len(calls))
+        self._deadline = min(self._started + timeout_s, self._last)
+        try:
+            if not channel.loaded:
+                if channel.read(1, self._deadline, self._cap) != b"R":
+                    raise _Ended("setup_failed", bytes(channel.buffer))
+                channel.ready = True
+                loaded = channel.record(self._deadline, self._cap)
+                if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
+                    program._end()
+                    self._queued.append(_load_failure(loaded, time.monotonic() - self._started))
+                    return
+                channel.loaded = True
+            channel.write(request, self._deadline)
+        except _Ended as ended:
+            self._queued.append(self._ended(ended))
+            return
+        self._channel = channel
+        self._owed = len(calls)
+
+    def _ended(self, ended: _Ended) -> CallResult:
+        self._owed = 0
+        status = self._program._end()
+        if self._program._usable() is not None:  # the sandbox died under the call
+            return CallResult("sandbox_error", error="the sandbox stopped")
+        elapsed = time.monotonic() - self._started
+        return _ended_result(ended, status, self._timeout_s, elapsed)
+
+    @property
+    def owed(self) -> int:
+        """Answers not read yet."""
+        return len(self._queued) + self._owed
+
+    def next(self) -> CallResult | None:
+        """The next call's result, or None when there is none left."""
+        if self._queued:
+            return self._queued.pop(0)
+        channel = self._channel
+        if self._owed == 0 or channel is None:
+            return None
+        try:
+            record = channel.record(self._deadline, self._cap)
+        except _Ended as ended:
+            return self._ended(ended)
+        now = time.monotonic()
+        result = _answer(record, now - self._started, call=channel.answered)
+        channel.answered += 1
+        self._owed -= 1
+        if result.status == "bad_record":  # forged or repeated: the stream is not ours
+            self._owed = 0
+            self._program._end()
+        self._started, self._deadline = now, min(now + self._timeout_s, self._last)
+        return result
+
+    def close(self) -> None:
+        """Stop reading: end the session if it still owes answers."""
+        self._queued.clear()
+        if self._owed:
+            self._owed = 0
+            if self._program._channel is self._channel:
+                self._program._end()
+
+
 class Program:
     """A program compiled in the sandbox: call its function, or run it whole; then ``close``.
 
@@ -425,54 +527,27 @@ class Program:
         The list stops at the first call that ends the session (a timeout, a crash, an exit):
         shorter than ``calls`` when that happens.
         """
-        problem = self._usable()
-        if problem is None and self.entry_point is None:
-            problem = "the program was loaded without an entry point"
-        if problem is not None:
-            return [CallResult("sandbox_error", error=problem)]
-        request = frame(
-            {"calls": [[encode_value(list(a)), encode_value(dict(k))] for a, k in calls]}
-        )
-        if self._channel is None:
-            self._channel = self._new_session()
-        channel = self._channel
-        if isinstance(channel, str):
-            self._channel = None
-            return [CallResult("sandbox_error", error=f"no call session: {channel}")]
-        cap = self.sandbox.config.output_bytes
-        results: list[CallResult] = []
-        started = time.monotonic()
-        last = started + (budget_s if budget_s is not None else timeout_s * len(calls))
-        deadline = min(started + timeout_s, last)
-        try:
-            if not channel.loaded:
-                if channel.read(1, deadline, cap) != b"R":
-                    raise _Ended("setup_failed", bytes(channel.buffer))
-                channel.ready = True
-                loaded = channel.record(deadline, cap)
-                if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
-                    self._end()
-                    return [_load_failure(loaded, time.monotonic() - started)]
-                channel.loaded = True
-            channel.write(request, deadline)
-            for _ in calls:
-                record = channel.record(deadline, cap)
-                now = time.monotonic()
-                result = _answer(record, now - started, call=channel.answered)
-                results.append(result)
-                channel.answered += 1
-                if result.status == "bad_record":  # forged or repeated: the stream is not ours
-                    self._end()
-                    break
-                started, deadline = now, min(now + timeout_s, last)
-        except _Ended as ended:
-            status = self._end()
-            if self._usable() is not None:  # the sandbox died under the call: not the program
-                results.append(CallResult("sandbox_error", error="the sandbox stopped"))
-            else:
-                elapsed = time.monotonic() - started
-                results.append(_ended_result(ended, status, timeout_s, elapsed))
+        stream = self.stream(calls, timeout_s=timeout_s, budget_s=budget_s)
+        results = []
+        while (result := stream.next()) is not None:
+            results.append(result)
         return results
+
+    def stream(
+        self,
+        calls: list[tuple[Any, dict[str, Any]]],
+        *,
+        timeout_s: float,
+        budget_s: float | None = None,
+    ) -> CallStream:
+        """Send several calls as one request now and read their answers one at a time, as the
+        caller needs them (``CallStream.next``): the session computes each answer while the
+        caller is still looking at the previous one. Deadlines as in ``call_many``.
+
+        Raises:
+            PlainDataError: an argument is not plain data (nothing was sent).
+        """
+        return CallStream(self, calls, timeout_s, budget_s)
 
     def _new_session(self) -> _Channel | str:
         try:

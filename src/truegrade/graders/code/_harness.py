@@ -29,6 +29,7 @@ import ast
 import builtins
 import contextlib
 import functools
+import json
 import math
 import re
 import time
@@ -48,6 +49,7 @@ from truegrade.graders.code._stdio import (
 from truegrade.graders.code._tells import find_tells, visible_inputs
 from truegrade.sandbox import (
     CallResult,
+    CallStream,
     PlainDataError,
     Program,
     RunResult,
@@ -223,6 +225,49 @@ class _Calls:
     count: int = 0
     broken: str | None = None  # the sandbox failed: no verdict is possible
     unsendable: str | None = None  # the check passed an argument that cannot cross
+    stream: CallStream | None = None  # calls sent ahead, answered in this order
+    ahead: list[str] = field(default_factory=list)  # their arguments, as sent
+
+    def send_ahead(self, calls: list[tuple[list[Any], dict[str, Any]]]) -> None:
+        """Send calls the tests will make, in the order they will make them, as one request:
+        the session answers each while the harness is still checking the previous one, and
+        ``call`` takes an answer from here when its arguments are the next ones sent.
+
+        Nothing changes for the program: the same calls reach the same session in the same
+        order. Where the tests then call something else, the session is ended and the calls
+        go on live in a new one; the replay, in another order in a fresh process, still
+        requires every answer the tests used to be the same.
+        """
+        if self.fresh_process or len(calls) < 2:
+            return
+        timeout_s = self.timeout()
+        if timeout_s is None:
+            return
+        try:
+            keys = [_call_key(encode_value(list(a)), encode_value(k)) for a, k in calls]
+        except PlainDataError:
+            return
+        budget = self.deadline - time.monotonic()
+        self.stream = self.program.stream(calls, timeout_s=timeout_s, budget_s=budget)
+        self.ahead = keys[::-1]  # popped from the end
+
+    def stop_ahead(self) -> None:
+        """Stop taking answers from the calls sent ahead (the session ends if it owes any)."""
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None
+            self.ahead.clear()
+
+    def _from_ahead(self, encoded: tuple[Any, Any]) -> CallResult | None:
+        if self.stream is None:
+            return None
+        result = None
+        if self.ahead and self.ahead[-1] == _call_key(*encoded):
+            self.ahead.pop()
+            result = self.stream.next()
+        if result is None or not self.ahead:
+            self.stop_ahead()
+        return result
 
     def timeout(self) -> float | None:
         left = self.deadline - time.monotonic()
@@ -236,11 +281,14 @@ class _Calls:
         if self.fresh_process:
             self.program.reset()
         try:
-            snapshot = decode_value(encode_value(list(args))), decode_value(encode_value(kwargs))
+            encoded = encode_value(list(args)), encode_value(kwargs)
         except PlainDataError as exc:
             self.unsendable = str(exc)
             raise
-        result = self.program.call(args, kwargs, timeout_s=timeout_s)
+        snapshot = decode_value(encoded[0]), decode_value(encoded[1])
+        result = self._from_ahead(encoded)
+        if result is None:
+            result = self.program.call(args, kwargs, timeout_s=timeout_s)
         if result.status == "sandbox_error":
             self.broken = result.error
             raise _SandboxBroke(result.error)
@@ -281,6 +329,68 @@ class _Calls:
                     "(the answers depend on state)",
                 )
         return unproven
+
+
+def _call_key(args: Any, kwargs: Any) -> str:
+    """Encoded arguments as one text: ``True`` and ``1``, ``1.0`` and ``1`` stay apart."""
+    return json.dumps([args, kwargs], separators=(",", ":"))
+
+
+_SIMPLE = (ast.Assert, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass)
+_DECLARATIONS = (ast.Import, ast.ImportFrom)
+
+
+@functools.lru_cache(maxsize=256)
+def _calls_ahead(check: str, entry_point: str) -> tuple[tuple[list[Any], dict[str, Any]], ...]:
+    """The calls a check certainly makes first, in order: the candidate called with literal
+    arguments in its body's leading simple statements (``assert candidate(1) == 2``), up to
+    the first loop, branch, ``with``, ``try``, definition, or use of the candidate that is not
+    such a call. A guess that turns out wrong costs only speed (``_Calls.send_ahead``)."""
+    try:
+        tree = ast.parse(check)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    function = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"), None
+    )
+    if function is None or not function.args.args:
+        return ()
+    names = {function.args.args[0].arg, entry_point}
+    found: list[tuple[list[Any], dict[str, Any]]] = []
+    for statement in function.body:
+        if isinstance(statement, _DECLARATIONS):
+            continue
+        if not isinstance(statement, _SIMPLE):
+            break
+        part = statement.test if isinstance(statement, ast.Assert) else statement
+        calls = _literal_calls(part, names)
+        if calls is None:
+            break
+        found += calls
+    return tuple(found)
+
+
+def _literal_calls(node: ast.AST, names: set[str]) -> list[tuple[list[Any], dict[str, Any]]] | None:
+    """Calls of ``names`` with literal arguments in ``node``, in evaluation order; None when
+    the candidate is used any other way there."""
+    found: list[tuple[list[Any], dict[str, Any]]] = []
+
+    def visit(item: ast.AST) -> bool:
+        if isinstance(item, ast.Name) and item.id in names:
+            return False  # the candidate passed around, or called with what it returned
+        if isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id in names:
+            try:
+                args = [ast.literal_eval(a) for a in item.args]
+                kwargs = {k.arg: ast.literal_eval(k.value) for k in item.keywords}
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return False
+            if any(isinstance(a, ast.Starred) for a in item.args) or None in kwargs:
+                return False
+            found.append((args, kwargs))  # type: ignore[arg-type]
+            return True
+        return all(visit(child) for child in ast.iter_child_nodes(item))
+
+    return found if visit(node) else None
 
 
 def _failure(result: CallResult) -> tuple[str, str]:
@@ -378,6 +488,7 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         raise SpecProblem("the check code defines no function named 'check'")
     candidate = _Candidate(calls)
     namespace[spec.entry_point] = candidate
+    calls.send_ahead(list(_calls_ahead(spec.check, spec.entry_point)))
     outcome: TestOutcome
     try:
         check(candidate)
@@ -397,6 +508,8 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         outcome = TestOutcome(
             "check", False, flag, f"{type(exc).__name__}: {str(exc)[:300]}{_check_line(exc)}"
         )
+    finally:
+        calls.stop_ahead()
     # what the check may have swallowed with a bare ``except:`` still counts
     if calls.broken is not None:
         raise _SandboxBroke(calls.broken)
@@ -418,6 +531,21 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
 
 def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) -> list[TestOutcome]:
     outcomes: list[TestOutcome] = []
+    calls.send_ahead([(case.args, case.kwargs) for case in spec.cases])
+    try:
+        _call_cases(spec, calls, abs_tol, rel_tol, outcomes)
+    finally:
+        calls.stop_ahead()
+    passing = {i for i, o in enumerate(outcomes) if o.passed}
+    calls.log = [entry for entry in calls.log if entry[3] in passing]
+    for index, (flag, reason) in calls.replay().items():
+        outcomes[index] = TestOutcome(outcomes[index].name, False, flag, reason)
+    return outcomes
+
+
+def _call_cases(
+    spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float, outcomes: list[TestOutcome]
+) -> None:
     load_failure: TestOutcome | None = None
     for index, case in enumerate(spec.cases):
         name = f"case_{index}"
@@ -443,11 +571,6 @@ def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) ->
         outcomes.append(outcome)
         if result.during_load or flag == CodeFlag.MISSING_ENTRY:
             load_failure = outcome  # every other case would fail the same way
-    passing = {i for i, o in enumerate(outcomes) if o.passed}
-    calls.log = [entry for entry in calls.log if entry[3] in passing]
-    for index, (flag, reason) in calls.replay().items():
-        outcomes[index] = TestOutcome(outcomes[index].name, False, flag, reason)
-    return outcomes
 
 
 def normalize_stdout(text: str, compare: str) -> Any:

@@ -1,0 +1,112 @@
+"""Calls sent ahead: the literal calls a check starts with (and every call case) go to the
+session as one request. Verdicts must be exactly those of calls made one by one, whatever the
+check does next and whatever the program does to its state."""
+
+from __future__ import annotations
+
+import pytest
+
+from truegrade.graders.code import CodeGrader
+from truegrade.graders.code._harness import _calls_ahead
+
+
+@pytest.fixture(scope="module")
+def grader() -> CodeGrader:
+    return CodeGrader.from_options({"call_timeout_s": 3, "program_timeout_s": 20})
+
+
+def _row(response: str, check: str, entry: str = "f") -> dict:
+    return {"response": response, "reference": {"entry_point": entry, "check": check}}
+
+
+def test_only_the_leading_literal_calls_are_sent_ahead():
+    check = """
+def check(candidate):
+    import math
+    assert candidate(1) == 2
+    assert candidate(x=2, y=(1, 2)) == 3 and f(-1.5) != 0
+    assert candidate(True) == candidate(1), "the message is not evaluated ahead"
+    for i in range(3):
+        assert candidate(i) == i + 1
+    assert candidate(9) == 10
+"""
+    ahead = _calls_ahead(check, "f")
+    assert ahead == (([1], {}), ([], {"x": 2, "y": (1, 2)}), ([-1.5], {}), ([True], {}), ([1], {}))
+    assert _calls_ahead("def check(candidate):\n    g = candidate\n    assert g(1)\n", "f") == ()
+    nested = "def check(candidate):\n    assert candidate(candidate(1)) == 3\n"
+    assert _calls_ahead(nested, "f") == ()
+    assert _calls_ahead(
+        "def check(c):\n    assert c([1, 2]) == 3\n    assert c([]) == 0\n", "f"
+    ) == (
+        ([[1, 2]], {}),
+        ([[]], {}),
+    )
+
+
+LOOP_CHECK = """
+def check(candidate):
+    assert candidate(1) == 2
+    assert candidate(2) == 3
+    for i in range(5):
+        assert candidate(i) == i + 1
+    assert candidate(10) == 11
+"""
+
+
+def test_a_check_that_goes_on_with_other_calls_gets_the_same_verdicts(grader):
+    right = grader.grade(_row("def f(x):\n    return x + 1\n", LOOP_CHECK))
+    assert right.passed, right.explanation
+    wrong_late = grader.grade(_row("def f(x):\n    return x + 1 if x < 4 else 0\n", LOOP_CHECK))
+    assert wrong_late.passed is False and "assertion failed" in wrong_late.explanation
+
+
+def test_state_kept_between_calls_is_still_caught(grader):
+    counter = "_n = [0]\ndef f(x):\n    _n[0] += 1\n    return _n[0] + 1\n"
+    check = "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 3\n"
+    grade = grader.grade(_row(counter, check))
+    assert grade.passed is False and grade.flags[0] == "order_dependent"
+    # a call sent ahead that the check skips (short-circuit) never feeds an answer it uses:
+    # answers are taken in order and the session ends at the first call that differs
+    seen = "_seen = set()\ndef f(x):\n    _seen.add(x)\n    return x + 1 if 5 in _seen else 0\n"
+    skip = (
+        "def check(candidate):\n    assert candidate(1) == 2 or candidate(5) == 6\n"
+        "    assert candidate(2) == 3\n"
+    )
+    grade = grader.grade(_row(seen, skip))
+    assert grade.passed is False and grade.flags[0] == "order_dependent"
+    assert grader.grade(_row("def f(x):\n    return x + 1\n", skip)).passed
+
+
+def test_a_failed_check_does_not_wait_for_a_call_sent_ahead_that_hangs(grader):
+    # the second call is wrong; the third, sent ahead, would spin forever: the check stops at
+    # the second, the session is ended, and the verdict is the wrong answer, not a timeout
+    program = "def f(x):\n    while x == 3:\n        pass\n    return 0 if x == 2 else x + 1\n"
+    check = (
+        "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 3\n"
+        "    assert candidate(3) == 4\n"
+    )
+    grade = grader.grade(_row(program, check))
+    assert grade.passed is False
+    assert "timeout" not in grade.flags and "assertion failed" in grade.explanation
+
+
+def test_call_cases_after_a_crash_or_a_timeout_still_run_each_in_turn(grader):
+    program = (
+        "import os\ndef f(x):\n    if x == 2:\n        os._exit(3)\n    while x == 3:\n"
+        "        pass\n    return x * 10\n"
+    )
+    cases = [{"args": [x], "expected": x * 10} for x in (1, 2, 3, 4, 5)]
+    grade = grader.grade({"response": program, "reference": {"entry_point": "f", "cases": cases}})
+    assert [grade.subscores[f"case_{i}"] for i in range(5)] == [1.0, 0.0, 0.0, 1.0, 1.0]
+    assert {"early_exit", "timeout"} <= set(grade.flags)
+
+
+def test_arguments_that_look_alike_are_not_taken_for_each_other(grader):
+    # True and 1, 1.0 and 1 are different calls: a program that tells them apart is graded on
+    # the answers to the calls the check really made
+    program = "def f(x):\n    return type(x).__name__\n"
+    check = (
+        "def check(candidate):\n    assert candidate(1) == 'int'\n"
+        "    assert candidate(True) == 'bool'\n    assert candidate(1.0) == 'float'\n"
+    )
+    assert grader.grade(_row(program, check)).passed
