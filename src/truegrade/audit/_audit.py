@@ -21,6 +21,8 @@ Every check flags items with a reason a reviewer can act on:
   ``all_tests_visible``: stdin/stdout tests that a program printing junk, nothing or its own
   input passes, tests whose expected output the reference program does not produce, tests all
   shown to the model (see ``_stdio``);
+* ``trivially_satisfied``: an instruction-following item whose constraints a one-word response
+  or the prompt pasted back meets (see ``_instructions``);
 * ``contaminated`` / ``template_in_training``: given a training set (``against``), an item that
   is a near copy of a training prompt, or an instance of a template the training set holds.
 
@@ -38,7 +40,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from truegrade.attacks import infer_kind, is_rewarded, reference_response
-from truegrade.audit import _stdio
+from truegrade.audit import _instructions, _stdio
 from truegrade.audit._equivalents import equivalent_responses
 from truegrade.audit._similar import (
     DuplicatePair,
@@ -236,27 +238,23 @@ def audit_items(
                             }
                         ),
                     )
+
+    def probe(item_id: str, item: Sample, name: str, response: str) -> None:
+        update = {"id": f"{item_id}::probe::{name}", "response": response, "label": None}
+        add("tests", item_id, name, item.model_copy(update=update))
+
     stdio: dict[str, StdioTask] = {}
+    if "tests" in checks and the_kind == "instructions":
+        for item_id, item in items.items():
+            for name in _instructions.PROBES:
+                probe(item_id, item, name, _instructions.probe_response(item, name))
     if "tests" in checks and the_kind == "code":
         for item_id, item in items.items():
             task = stdio_task(item)
-            if task is None:
-                continue
-            stdio[item_id] = task
-            for probe in _stdio.PROBES:
-                response = _stdio.probe_response(task, probe)
-                add(
-                    "tests",
-                    item_id,
-                    probe,
-                    item.model_copy(
-                        update={
-                            "id": f"{item_id}::probe::{probe}",
-                            "response": response,
-                            "label": None,
-                        }
-                    ),
-                )
+            if task is not None:
+                stdio[item_id] = task
+                for name in _stdio.PROBES:
+                    probe(item_id, item, name, _stdio.probe_response(task, name))
     runs = max(1, reruns if "flaky" in checks else 1)
     for item_id, group in responses.items():
         for row in group:
@@ -333,14 +331,7 @@ def audit_items(
     if "leak" in checks:
         ran["leak"] = _leaks(items, the_kind, flags)
     if "tests" in checks:
-        for item_id, task in stdio.items():
-            found = _stdio.static_flags(task) + _stdio.probe_flags(task, probes[item_id])
-            flags[item_id] += [AuditFlag(name=name, reason=reason) for name, reason in found]
-        ran["tests"] = (
-            f"ran (3 probe programs on each of {len(stdio)} stdin/stdout items)"
-            if stdio
-            else "skipped: no stdin/stdout items"
-        )
+        ran["tests"] = _probed(the_kind, items, stdio, probes, threshold, flags)
 
     flagged = [
         AuditItem(id=item_id, flags=flags[item_id]) for item_id in items if flags.get(item_id)
@@ -365,6 +356,30 @@ def audit_items(
             pairs=sum(p.method == "semantic" for p in similar.pairs),
         ),
     )
+
+
+def _probed(
+    kind: str,
+    items: dict[str, Sample],
+    stdio: dict[str, StdioTask],
+    probes: dict[str, dict[str, Grade]],
+    threshold: float,
+    flags: dict[str, list[AuditFlag]],
+) -> str:
+    """Flags from the probe responses' grades; what the check did."""
+    if kind == "instructions":
+        for item_id in items:
+            found = _instructions.probe_flags(probes[item_id], threshold)
+            flags[item_id] += [AuditFlag(name=name, reason=reason) for name, reason in found]
+        return f"ran (a one-word response and the prompt echoed, on each of {len(items)} items)"
+    if kind != "code":
+        return "skipped: probes the tests of code and instruction-following items"
+    for item_id, task in stdio.items():
+        found = _stdio.static_flags(task) + _stdio.probe_flags(task, probes[item_id])
+        flags[item_id] += [AuditFlag(name=name, reason=reason) for name, reason in found]
+    if not stdio:
+        return "skipped: no stdin/stdout items"
+    return f"ran (3 probe programs on each of {len(stdio)} stdin/stdout items)"
 
 
 def _passes(grade: Grade, threshold: float) -> bool:

@@ -130,6 +130,41 @@ def test_quoted_material_and_required_phrases_may_be_copied_from_the_prompt():
     assert g.passed is True and g.flags == [], g.explanation
 
 
+def test_the_whole_prompt_pasted_back_is_an_echo_even_when_its_parts_are_short():
+    # IFEval prompt 441: the instruction around the quoted sentence is too short for a run of
+    # copied words, and the quoted sentence may be reused; pasted back whole it is no rewrite
+    prompt = (
+        'Rewrite the sentence "A bust of a man with a beard and mustache." in a more '
+        "sophisticated way. Do not use commas in your response."
+    )
+    ids, kwargs = ["punctuation:no_comma"], [{}]
+    plain, hard = both(prompt, prompt, ids, kwargs)
+    assert plain.passed is True
+    assert hard.passed is False and "degenerate" in hard.flags, hard.explanation
+    # pasted twice: two echoes
+    assert grade(prompt, prompt + " " + prompt, ids, kwargs).passed is False
+    # words dropped or changed: still the prompt (three in four of its words, in order)
+    edited = prompt.replace("more sophisticated", "sophisticated").replace("Do not", "Don't")
+    assert grade(prompt, edited, ids, kwargs).passed is False
+    # the prompt restated, then a real answer: the answer stands
+    answered = (
+        prompt + "\nA sculpted bust portrays a bearded gentleman whose moustache is neatly kept."
+    )
+    assert grade(prompt, answered, ids, kwargs).passed is True
+    # the rewrite itself, reusing most of the quoted words, is not an echo
+    rewrite = "A sculpted bust depicts a man with a full beard and a mustache."
+    assert grade(prompt, rewrite, ids, kwargs).passed is True
+    # nor is a corrected text that keeps nearly every quoted word of a long quotation
+    text = (
+        "The harbour was quiet when the fishing boats came back at dusk and the gulls followed "
+        "them in while the keeper lit the lamp on the pier and the children ran along the wall "
+        "to watch the nets being hauled onto the stones before the rain set in for"
+    )
+    fix = f'Correct the spelling in "{text} teh night."'
+    corrected = f"{text} the night."
+    assert grade(fix, corrected, ids, kwargs).passed is True
+
+
 def test_a_title_taken_from_the_prompts_example_is_still_a_title():
     # prompts often suggest the natural title ("such as <<SRE>>"); answers that use it are fine
     prompt = "What is an SRE? Provide a title wrapped in double angular brackets, such as <<SRE>>."

@@ -10,6 +10,8 @@ the word war at least 3 times". Each defence here finds the text that does the w
   itself asks for are left out of the comparison). A constraint that is followed only because
   of the copied text is flagged ``prompt_echo``. With ``combination:repeat_prompt`` the required
   repetition at the start is not an echo, but nothing else may rest on it.
+  The prompt pasted back (three in four of its words in order, and of its unquoted words) is
+  an echo too: quoted text alone may be reused, the request with it may not.
 * **keyword stuffing**: occurrences of a required keyword (or letter, or capital word) outside
   sentences: in a fragment with fewer than two other words or fewer other words than keywords
   ("Keywords: war, peace"), next to another occurrence of itself ("war war"), or past the third
@@ -34,6 +36,7 @@ keywords in sentences, writes its own title, and says something about the reques
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections.abc import Iterable, Sequence
@@ -141,6 +144,36 @@ def echo_spans(text: str, prompt: str, *, min_words: int, exempt: Sequence[str] 
             i = j + 1
         else:
             i += 1
+    return spans
+
+
+def pasted_prompt_spans(text: str, prompt: str, *, coverage: float = 0.75) -> list[Span]:
+    """The stretch of ``text`` that is the prompt pasted back: the prompt's words in order,
+    ``coverage`` of them or more, and as large a share of its own (unquoted) words, a few words
+    dropped or changed (a forbidden word left out). Quoted material is fair to reuse (a text to
+    rewrite or correct keeps most of its words), and the instruction around it may be too
+    short for ``echo_spans``; the instruction and the quotation together, as the prompt has
+    them, are the request itself and not an answer to it."""
+    words = list(_WORD.finditer(prompt))
+    if len(words) < 5:
+        return []
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(prompt)]
+    own = [not any(a <= w.start() < b for a, b in quoted) for w in words]
+    wanted = [w.group().lower() for w in words]
+    found = list(_WORD.finditer(text))
+    spans: list[Span] = []
+    start = 0  # each paste in turn: the prompt pasted twice is two echoes
+    while len(found) - start >= coverage * len(words):
+        tokens = [m.group().lower() for m in found[start:]]
+        matcher = difflib.SequenceMatcher(None, wanted, tokens, autojunk=False)
+        blocks = [b for b in matcher.get_matching_blocks() if b.size]
+        matched = sum(b.size for b in blocks)
+        matched_own = sum(sum(own[b.a : b.a + b.size]) for b in blocks)
+        if matched < coverage * len(words) or matched_own < coverage * sum(own):
+            break
+        first, last = start + blocks[0].b, start + blocks[-1].b + blocks[-1].size - 1
+        spans.append((found[first].start(), found[last].end()))
+        start = last + 1
     return spans
 
 
@@ -618,6 +651,7 @@ def find_evidence(
     echoed = _merge(
         [
             *echo_spans(answer, prompt, min_words=echo_min_words, exempt=exempt),
+            *pasted_prompt_spans(answer, prompt),
             *bag_spans(answer, prompt),
             *near_echo_spans(answer, prompt, exempt=exempt),
         ]
