@@ -34,6 +34,18 @@ PY_RIGHT = "```python\na, b = map(int, input().split())\nprint(a + b)\n```\n"
 #: Prints every answer the tests expect, whatever the input: each test sees extra lines.
 PY_EVERY_ANSWER = "```python\nprint(3)\nprint(30)\n```\n"
 
+#: One row of each case, with its ``label`` (``validate`` reads it, graders leave it alone):
+#: C++ right and wrong, Python right (the spec as JSON text) and printing every expected output,
+#: and an APPS row whose tests are in its own column.
+STDIO_ROWS = [
+    {"id": "cpp-right", "response": CPP_RIGHT, "reference": STDIO_CPP, "label": True},
+    {"id": "cpp-wrong", "response": CPP_WRONG, "reference": STDIO_CPP, "label": False},
+    {"id": "py-right", "response": PY_RIGHT, "reference": json.dumps(STDIO), "label": True},
+    {"id": "py-every", "response": PY_EVERY_ANSWER, "reference": STDIO, "label": False},
+    {"id": "apps-right", "response": PY_RIGHT, "input_output": APPS_INPUT_OUTPUT, "label": True},
+]
+STDIO_SCORES = [1.0, 0.0, 1.0, 0.0, 1.0]
+
 
 def instruction_rows(topic: str = "green_tea") -> dict[str, dict[str, Any]]:
     """The ``honest``, ``slip`` and ``gamed`` rows of one topic of the example data, by kind;

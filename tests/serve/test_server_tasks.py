@@ -10,13 +10,13 @@ import httpx
 import pytest
 
 from tests.task_rows import (
-    APPS_INPUT_OUTPUT,
     CPP_RIGHT,
-    CPP_WRONG,
     PY_EVERY_ANSWER,
     PY_RIGHT,
     STDIO,
     STDIO_CPP,
+    STDIO_ROWS,
+    STDIO_SCORES,
     instruction_rows,
 )
 from truegrade.serve import ServerProcess
@@ -44,27 +44,15 @@ def post(server: ServerProcess, path: str, body: dict) -> dict:
 
 @pytest.mark.system_tool("g++", package="g++")
 def test_grade_stdio_programs_with_per_test_verdicts(code_server):
-    rows = [
-        {"id": "cpp-right", "response": CPP_RIGHT, "reference": STDIO_CPP},
-        {"id": "cpp-wrong", "response": CPP_WRONG, "reference": STDIO_CPP},
-        {"id": "py-right", "response": PY_RIGHT, "reference": json.dumps(STDIO)},
-        {"id": "py-every", "response": PY_EVERY_ANSWER, "reference": STDIO},
-        {"id": "apps", "response": PY_RIGHT, "input_output": APPS_INPUT_OUTPUT},
-        {"id": "broken", "response": PY_RIGHT, "reference": {"stdio": [{"stdin": "1 2\n"}]}},
-    ]
-    grades = {g["id"]: g for g in post(code_server, "/grade", {"samples": rows})["grades"]}
-    assert {k: g["score"] for k, g in grades.items() if k != "broken"} == {
-        "cpp-right": 1.0,
-        "cpp-wrong": 0.0,
-        "py-right": 1.0,
-        "py-every": 0.0,
-        "apps": 1.0,
-    }
+    broken = {"id": "broken", "response": PY_RIGHT, "reference": {"stdio": [{"stdin": "1 2\n"}]}}
+    body = {"samples": [*STDIO_ROWS, broken]}
+    grades = {g["id"]: g for g in post(code_server, "/grade", body)["grades"]}
+    assert [grades[r["id"]]["score"] for r in STDIO_ROWS] == STDIO_SCORES
     assert grades["cpp-right"]["subscores"] == {"stdio_0": 1.0, "stdio_1": 1.0, "accepted": 2.0}
     assert grades["cpp-wrong"]["subscores"]["wrong_answer"] == 2.0
     assert grades["py-every"]["subscores"] == {"stdio_0": 0.0, "stdio_1": 0.0}
     assert "wrong_answer" in grades["py-every"]["flags"]
-    assert grades["apps"]["subscores"] == {"stdio_0": 1.0, "stdio_1": 1.0}
+    assert grades["apps-right"]["subscores"] == {"stdio_0": 1.0, "stdio_1": 1.0}
     # a spec without an expected output is the dataset's fault: an error, not a zero reward
     assert grades["broken"]["passed"] is None and "bad_reference" in grades["broken"]["flags"]
     assert "stdout" in grades["broken"]["error"]

@@ -11,16 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.task_rows import (
-    APPS_INPUT_OUTPUT,
-    CPP_RIGHT,
-    CPP_WRONG,
-    EXAMPLES,
-    PY_EVERY_ANSWER,
-    PY_RIGHT,
-    STDIO,
-    STDIO_CPP,
-)
+from tests.task_rows import EXAMPLES, STDIO_ROWS
 from truegrade.core import load_grader, to_samples
 from truegrade.validate import ValidationReport, validate_grades
 
@@ -34,16 +25,6 @@ def run_validate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         timeout=240,
         env={**os.environ, "COLUMNS": "200"},
     )
-
-
-STDIO_ROWS = [
-    {"id": "cpp-right", "response": CPP_RIGHT, "reference": STDIO_CPP, "label": True},
-    {"id": "cpp-wrong", "response": CPP_WRONG, "reference": STDIO_CPP, "label": False},
-    {"id": "py-right", "response": PY_RIGHT, "reference": json.dumps(STDIO), "label": True},
-    {"id": "py-every", "response": PY_EVERY_ANSWER, "reference": STDIO, "label": False},
-    # an APPS row: the tests in its own column, no reference
-    {"id": "apps-right", "response": PY_RIGHT, "input_output": APPS_INPUT_OUTPUT, "label": True},
-]
 
 
 @pytest.mark.system_tool("g++", package="g++")
