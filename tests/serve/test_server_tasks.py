@@ -108,3 +108,29 @@ def test_get_reward_takes_the_constraints_as_the_label(instructions_server):
     data = post(instructions_server, "/get_reward", body)
     assert data["rewards"] == [1.0, 0.0, 0.0, 0.0]
     assert data["extra_logs"]["grader_error"] == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_get_reward_cuts_the_end_token_openrlhf_leaves_on_the_response(instructions_server):
+    """OpenRLHF decodes the query with its special tokens: the response ends with the model's
+    end-of-sequence token, which would fail "end with this phrase" and "answer in JSON"."""
+    rows = [instruction_rows("flat_tyre")["honest"], instruction_rows("grocery_json")["honest"]]
+    labels = [{k: r[k] for k in ("instruction_id_list", "kwargs")} for r in rows]
+    body = {
+        "query": [rows[0]["prompt"] + rows[0]["response"] + "<|im_end|>",
+                  rows[1]["prompt"] + rows[1]["response"] + "</s><|endoftext|>"],
+        "prompts": [r["prompt"] for r in rows],
+        "labels": labels,
+    }  # fmt: skip
+    assert post(instructions_server, "/get_reward", body)["rewards"] == [1.0, 1.0]
+
+
+def test_the_end_tokens_are_the_servers_to_choose():
+    row = instruction_rows("grocery_json")["honest"]
+    label = {k: row[k] for k in ("instruction_id_list", "kwargs")}
+    with ServerProcess("instructions", workers=1, extra_args=["--end-token", "[END]"]) as server:
+        body = {
+            "query": [row["response"] + "[END]", row["response"] + "<|im_end|>"],
+            "labels": [label, label],
+        }
+        # only the server's own tokens are cut: a JSON answer followed by another is not JSON
+        assert post(server, "/get_reward", body)["rewards"] == [1.0, 0.0]
