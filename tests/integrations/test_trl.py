@@ -132,6 +132,13 @@ def test_a_stdio_row_without_usable_tests_gets_no_reward_and_says_why():
     assert "not JSON" in reasons[1]
 
 
+def null_filled(kwargs: dict) -> dict:
+    """One constraint's arguments as a datasets struct column holds them: every argument name
+    of the column, None where this constraint has none."""
+    names = ("keywords", "num_words", "relation", "frequency", "keyword", "language")
+    return {name: kwargs.get(name) for name in names}
+
+
 def test_instruction_constraints_arrive_as_ifeval_columns():
     rows = instruction_rows()
     order = [rows["honest"], rows["slip"], rows["gamed"]]
@@ -144,7 +151,7 @@ def test_instruction_constraints_arrive_as_ifeval_columns():
         # google/IFEval's columns as GRPOTrainer passes them: 'kwargs' is a column too
         key=[1, 2, 3],
         instruction_id_list=[r["instruction_id_list"] for r in order],
-        kwargs=[r["kwargs"] for r in order],
+        kwargs=[[null_filled(k) for k in r["kwargs"]] for r in order],
         log_metric=metrics.__setitem__,
         log_extra=columns.__setitem__,
     )
