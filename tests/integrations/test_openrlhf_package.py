@@ -10,6 +10,7 @@ which needs CUDA, so a scripted engine answers each prompt with fixed token ids.
 from __future__ import annotations
 
 import asyncio
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -24,6 +25,14 @@ require(
 
 from openrlhf.utils.agent import SingleTurnAgentExecutor  # noqa: E402
 
+from tests.task_rows import (  # noqa: E402
+    CPP_RIGHT,
+    PY_EVERY_ANSWER,
+    PY_RIGHT,
+    STDIO,
+    STDIO_CPP,
+    instruction_rows,
+)
 from truegrade.serve import ServerProcess  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -64,16 +73,16 @@ def server():
         yield running
 
 
-def rollout(server, tokenizer, rows, path="/get_reward"):
+def rollout(server, tokenizer, rows, path="/get_reward", max_tokens=32):
     # train_ppo_ray splits --reward.remote_url on commas into this list
     executor = SingleTurnAgentExecutor(remote_rm_url=[server.url + path])
     engine = ScriptedEngine(tokenizer, {prompt: response for prompt, response, *_ in rows})
-    params = SimpleNamespace(max_tokens=32, logprobs=None)
+    params = SimpleNamespace(max_tokens=max_tokens, logprobs=None)
 
     async def run_all():
         return await asyncio.gather(
             *(
-                executor.execute(prompt, label, params, 64, tokenizer, engine)
+                executor.execute(prompt, label, params, 2 * max_tokens, tokenizer, engine)
                 for prompt, _, label, *_ in rows
             )
         )
@@ -104,3 +113,36 @@ def test_a_wrong_endpoint_leaves_no_reward_rather_than_zero(server, tokenizer):
     [output] = rollout(server, tokenizer, ROWS[:1], path="/grade")
     assert output["reward"] is None
     assert output["scores"] is None
+
+
+def task_rollouts(tmp_path, grader: str, rows):
+    """``rows``: (prompt, response, label); one server of ``grader`` and a tokenizer for them."""
+    tokenizer = build_tokenizer(tmp_path / "tokenizer", [t for r in rows for t in r[:2]])
+    with ServerProcess(grader, workers=1) as server:
+        return rollout(server, tokenizer, rows, max_tokens=512)
+
+
+def test_ifeval_rows_with_the_constraints_as_the_label(tmp_path):
+    picks = [("flat_tyre", "honest"), ("grocery_json", "honest"), ("green_tea", "gamed")]
+    picked = [instruction_rows(topic)[kind] for topic, kind in picks]
+    rows = [
+        (r["prompt"], r["response"], {k: r[k] for k in ("instruction_id_list", "kwargs")})
+        for r in picked
+    ]
+    outputs = task_rollouts(tmp_path, "instructions", rows)
+    # the first two end with a phrase and are JSON: the EOS token OpenRLHF leaves on the
+    # response is cut before the checks; the third stuffs the keywords into a bag
+    assert [o["reward"] for o in outputs] == [[1.0], [1.0], [0.0]]
+    assert [o["extra_logs"]["grader_error"] for o in outputs] == [[0.0]] * 3
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_stdio_programs_with_the_spec_as_the_label(tmp_path):
+    rows = [
+        ("Add two integers in C++.", CPP_RIGHT, STDIO_CPP),
+        ("Add two integers in Python.", PY_EVERY_ANSWER, STDIO),
+        ("Add two integers, the tests as text.", PY_RIGHT, json.dumps(STDIO)),
+    ]
+    outputs = task_rollouts(tmp_path, "code", rows)
+    assert [o["reward"] for o in outputs] == [[1.0], [0.0], [1.0]]
+    assert [o["extra_logs"]["passed"] for o in outputs] == [[1.0], [0.0], [1.0]]

@@ -12,6 +12,15 @@ import pytest
 
 pytest.importorskip("ray", reason="the Ray backend is an optional extra: truegrade[ray]")
 
+from tests.task_rows import (
+    APPS_INPUT_OUTPUT,
+    PY_EVERY_ANSWER,
+    PY_RIGHT,
+    STDIO,
+    STDIO_ROWS,
+    STDIO_SCORES,
+    instruction_rows,
+)
 from truegrade.core import load_grader
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -164,3 +173,59 @@ def test_an_unreachable_cluster_is_a_clear_error_at_once(tmp_path):
     result = _cli("grade", data, "-g", "math", "--backend", "ray", "--ray-address", "127.0.0.1:1")
     assert result.returncode == 2
     assert "cannot reach the Ray cluster at 127.0.0.1:1" in result.stderr
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.system_tool("g++", package="g++")
+def test_stdio_programs_in_warm_actors(local_ray):
+    from truegrade.integrations.ray import RayGrader
+
+    remote = RayGrader("code", actors=1, workers_per_actor=1)
+    try:
+        grades = remote.grade_batch(STDIO_ROWS)
+    finally:
+        remote.close()
+    assert [g.score for g in grades] == STDIO_SCORES
+    assert grades[0].subscores == {"stdio_0": 1.0, "stdio_1": 1.0, "accepted": 2.0}
+    assert "wrong_answer" in grades[3].flags and remote.sandboxed
+
+
+@pytest.mark.timeout(300)
+def test_ray_data_reads_ifeval_and_stdio_columns_from_parquet(local_ray, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from truegrade.integrations.ray import grade_dataset
+
+    kinds = instruction_rows()
+    rows = [
+        {k: kinds[kind][k] for k in ("id", "prompt", "response", "instruction_id_list", "kwargs")}
+        for kind in ("honest", "slip", "gamed")
+    ]
+    # Parquet hands nested lists back as arrays: kwargs is [{"keywords": array([...])}, ...]
+    path = tmp_path / "ifeval.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    graded = grade_dataset(local_ray.data.read_parquet(str(path)), "instructions").take_all()
+    by_id = {row["id"]: row for row in graded}
+    assert [by_id[r["id"]]["score"] for r in rows] == [1.0, 0.0, 0.0]
+    assert [by_id[r["id"]]["error"] for r in rows] == ["", "", ""]
+    assert "keyword_stuffing" in by_id[rows[2]["id"]]["flags"]
+    assert json.loads(by_id[rows[0]["id"]]["subscores"]) == {
+        "change_case:english_lowercase": 1.0,
+        "keywords:existence": 1.0,
+    }
+    stdio = [
+        {"id": "right", "response": PY_RIGHT, "input_output": APPS_INPUT_OUTPUT},
+        {"id": "every", "response": PY_EVERY_ANSWER, "input_output": APPS_INPUT_OUTPUT},
+        {"id": "broken", "response": PY_RIGHT, "input_output": '{"inputs": []}'},
+        # a spec stored as a Parquet struct: its 'stdio' list comes back as an array
+        {"id": "struct", "response": PY_RIGHT, "input_output": None, "reference": STDIO},
+    ]
+    stdio = [{"reference": None, **row} for row in stdio]
+    path = tmp_path / "apps.parquet"
+    pq.write_table(pa.Table.from_pylist(stdio), path)
+    graded = grade_dataset(local_ray.data.read_parquet(str(path)), "code").take_all()
+    by_id = {row["id"]: row for row in graded}
+    assert [by_id[k]["score"] for k in ("right", "every", "struct")] == [1.0, 0.0, 1.0]
+    assert json.loads(by_id["every"]["subscores"]) == {"stdio_0": 0.0, "stdio_1": 0.0}
+    assert by_id["broken"]["passed"] is None and "input_output" in by_id["broken"]["error"]

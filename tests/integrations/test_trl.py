@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import pytest
 
+from tests.task_rows import (
+    APPS_INPUT_OUTPUT,
+    CPP_RIGHT,
+    CPP_WRONG,
+    PY_EVERY_ANSWER,
+    PY_RIGHT,
+    STDIO,
+    STDIO_CPP,
+    instruction_rows,
+)
 from truegrade.integrations.trl import reward_func
 
 
@@ -67,3 +78,114 @@ def test_subscores_reach_the_trainer_as_metrics_and_a_column(tmp_path):
     assert metrics["truegrade/shaped/sub/format"] == 1.0
     assert metrics["truegrade/shaped/sub/correct"] == 0.5
     assert columns["shaped_subscores"][2] == '{"correct": 0.0, "format": 1.0}'
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_stdio_programs_get_rewards_from_the_reference_or_a_dataset_column():
+    reward = reward_func("code")
+    metrics: dict[str, float] = {}
+    columns: dict[str, list] = {}
+    rewards = reward(
+        prompts=["Print the sum of two integers."] * 4,
+        completions=[
+            CPP_RIGHT,
+            [{"role": "assistant", "content": PY_RIGHT}],
+            PY_EVERY_ANSWER,
+            CPP_WRONG,
+        ],
+        # the spec as an object or as its JSON text, as a Parquet column holds it
+        reference=[STDIO_CPP, json.dumps(STDIO), STDIO, json.dumps(STDIO_CPP)],
+        log_metric=metrics.__setitem__,
+        log_extra=columns.__setitem__,
+    )
+    assert rewards == [1.0, 1.0, 0.0, 0.0]
+    assert columns["truegrade_code_flags"][2] == "wrong_answer"
+    assert json.loads(columns["truegrade_code_subscores"][0]) == {
+        "accepted": 2.0,
+        "stdio_0": 1.0,
+        "stdio_1": 1.0,
+    }
+    assert metrics["truegrade/truegrade_code/sub/stdio_1"] == 0.5
+    assert metrics["truegrade/truegrade_code/flag/wrong_answer"] == 0.5
+    # an APPS dataset: no reference column, the tests in its own input_output column
+    apps = reward(
+        prompts=["q", "q"],
+        completions=[PY_RIGHT, PY_EVERY_ANSWER],
+        input_output=[APPS_INPUT_OUTPUT] * 2,
+        solutions=[json.dumps([PY_RIGHT])] * 2,
+    )
+    assert apps == [1.0, 0.0]
+
+
+def test_a_stdio_row_without_usable_tests_gets_no_reward_and_says_why():
+    reward = reward_func("code")
+    columns: dict[str, list] = {}
+    rewards = reward(
+        prompts=["q", "q"],
+        completions=[PY_RIGHT, PY_RIGHT],
+        reference=[{"stdio": []}, "not json"],
+        log_extra=columns.__setitem__,
+    )
+    assert rewards == [None, None]  # TRL's "not applicable", never a silent 0
+    reasons = columns["truegrade_code_reason"]
+    assert "'stdio' must be a non-empty list" in reasons[0]
+    assert "not JSON" in reasons[1]
+
+
+def null_filled(kwargs: dict) -> dict:
+    """One constraint's arguments as a datasets struct column holds them: every argument name
+    of the column, None where this constraint has none."""
+    names = ("keywords", "num_words", "relation", "frequency", "keyword", "language")
+    return {name: kwargs.get(name) for name in names}
+
+
+def test_instruction_constraints_arrive_as_ifeval_columns():
+    rows = instruction_rows()
+    order = [rows["honest"], rows["slip"], rows["gamed"]]
+    reward = reward_func("instructions")
+    metrics: dict[str, float] = {}
+    columns: dict[str, list] = {}
+    rewards = reward(
+        prompts=[[{"role": "user", "content": r["prompt"]}] for r in order],
+        completions=[[{"role": "assistant", "content": r["response"]}] for r in order],
+        # google/IFEval's columns as GRPOTrainer passes them: 'kwargs' is a column too
+        key=[1, 2, 3],
+        instruction_id_list=[r["instruction_id_list"] for r in order],
+        kwargs=[[null_filled(k) for k in r["kwargs"]] for r in order],
+        log_metric=metrics.__setitem__,
+        log_extra=columns.__setitem__,
+    )
+    assert rewards == [1.0, 0.0, 0.0]
+    assert "keyword_stuffing" in columns["truegrade_instructions_flags"][2]
+    assert json.loads(columns["truegrade_instructions_subscores"][2]) == {
+        "change_case:english_lowercase": 1.0,
+        "keywords:existence": 0.0,
+    }
+    assert metrics["truegrade/truegrade_instructions/flag/keyword_stuffing"] == pytest.approx(1 / 3)
+    assert metrics["truegrade/truegrade_instructions/sub/keywords:existence"] == pytest.approx(
+        2 / 3
+    )
+    # the constraints as one JSON column (verl-style ground truth) work the same
+    packed = reward(
+        prompts=[r["prompt"] for r in order],
+        completions=[r["response"] for r in order],
+        ground_truth=[
+            json.dumps({"instruction_id_list": r["instruction_id_list"], "kwargs": r["kwargs"]})
+            for r in order
+        ],
+    )
+    assert packed == [1.0, 0.0, 0.0]
+
+
+def test_an_instruction_row_without_its_arguments_gets_no_reward_and_says_why():
+    row = instruction_rows()["honest"]
+    reward = reward_func("instructions")
+    columns: dict[str, list] = {}
+    rewards = reward(
+        prompts=[row["prompt"]],
+        completions=[row["response"]],
+        instruction_id_list=[row["instruction_id_list"]],
+        log_extra=columns.__setitem__,
+    )
+    assert rewards == [None]
+    assert "missing argument(s) ['keywords']" in columns["truegrade_instructions_reason"][0]

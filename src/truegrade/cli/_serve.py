@@ -27,6 +27,13 @@ def serve_command(
     graceful_s: Annotated[
         float, typer.Option(help="On shutdown, how long in-flight requests may take to finish.")
     ] = 30.0,
+    end_token: Annotated[
+        list[str],
+        typer.Option(
+            help="A token cut from the end of /get_reward's responses (repeatable; replaces the "
+            "built-in list of common end-of-sequence tokens; --end-token '' cuts none).",
+        ),
+    ] = [],
 ) -> None:
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     from truegrade.serve import serve
@@ -37,4 +44,11 @@ def serve_command(
         " GET /health, GET /metrics)",
         highlight=False,
     )
-    serve(the_grader, host=host, port=port, max_queue=max_queue, graceful_s=graceful_s)
+    serve(
+        the_grader,
+        host=host,
+        port=port,
+        max_queue=max_queue,
+        graceful_s=graceful_s,
+        end_tokens=[t for t in end_token if t] if end_token else None,
+    )

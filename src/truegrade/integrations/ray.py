@@ -15,11 +15,22 @@ Needs ``pip install 'truegrade[ray]'``; nothing else in truegrade imports Ray.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import socket
 from typing import Any
 
-from truegrade.core import BaseGrader, EngineError, Grade, Sample, load_grader, run_grader
+from truegrade.core import (
+    BaseGrader,
+    DataError,
+    EngineError,
+    Grade,
+    Sample,
+    load_grader,
+    run_grader,
+)
+from truegrade.integrations._plain import plain
 
 try:
     import ray
@@ -29,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["MIN_BATCH", "RayGrader", "check_reachable", "close_ray", "grade_dataset"]
 
 MIN_BATCH = 100
-_GRADE_COLUMNS = ("score", "passed", "flags", "error", "explanation")
+_GRADE_COLUMNS = ("score", "passed", "flags", "error", "explanation", "subscores")
 
 
 def _build(spec: Any, options: dict[str, Any], timeout_s: float | None, workers: int) -> Any:
@@ -206,27 +217,46 @@ class _GradeBatch:
     def __call__(self, batch: Any) -> Any:
         import pandas as pd  # type: ignore[import-untyped]
 
-        from truegrade.data import row_to_samples
-
         records = batch.to_dict("records")
-        samples = [
-            s
-            for i, row in enumerate(records)
-            for s in row_to_samples({k: _plain(v) for k, v in row.items()}, line=i + 1)
-        ]
-        grades = run_grader(self.grader, samples)
+        grades = _grade_records(self.grader, records)
         out = pd.DataFrame(records)
         out["score"] = [g.score for g in grades]
         out["passed"] = [g.passed for g in grades]
         out["flags"] = [",".join(g.flags) for g in grades]
         out["error"] = [g.error or "" for g in grades]
         out["explanation"] = [g.explanation for g in grades]
+        out["subscores"] = [
+            json.dumps(g.subscores, sort_keys=True) if g.subscores else "" for g in grades
+        ]
         return out
 
 
-def _plain(value: Any) -> Any:
-    tolist = getattr(value, "tolist", None)
-    return tolist() if callable(tolist) else value
+def _cells(row: dict[str, Any]) -> dict[str, Any]:
+    """A pandas record as a row: plain data, and a missing cell (pandas' NaN) as no value."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else plain(v) for k, v in row.items()}
+
+
+def _grade_records(grader: Any, records: list[dict[str, Any]]) -> list[Grade]:
+    """One grade per record, in order; a record that is not a row gets an error grade."""
+    from truegrade.data import row_to_samples
+
+    samples: list[Sample] = []
+    bad: dict[int, Grade] = {}
+    for i, row in enumerate(records):
+        try:
+            found = row_to_samples(_cells(row), line=i + 1)
+        except DataError as exc:
+            bad[i] = Grade.failure(f"row {i + 1} of the batch: {exc}", "bad_row")
+            continue
+        if len(found) != 1:
+            bad[i] = Grade.failure(
+                f"row {i + 1} of the batch has a 'responses' list: give one response per row",
+                "bad_row",
+            )
+            continue
+        samples.extend(found)
+    graded = iter(run_grader(grader, samples))
+    return [bad[i] if i in bad else next(graded) for i in range(len(records))]
 
 
 def grade_dataset(
@@ -240,8 +270,11 @@ def grade_dataset(
     timeout_s: float | None = None,
     **options: Any,
 ) -> Any:
-    """Add ``score``, ``passed``, ``flags``, ``error`` and ``explanation`` columns to a Ray
-    Dataset of rows (one row, one response), grading with ``concurrency`` warm actors.
+    """Add ``score``, ``passed``, ``flags``, ``error``, ``explanation`` and ``subscores`` (JSON
+    text: per-test or per-constraint verdicts) columns to a Ray Dataset of rows (one row, one
+    response), grading with ``concurrency`` warm actors. Columns are read as plain data (Parquet
+    lists arrive as arrays, at every depth); a row that is not a valid row gets an ``error``
+    and the rest of the batch goes on.
 
     ``num_cpus`` is what each actor reserves from Ray's scheduler (keep it below the cluster's
     CPUs, or the dataset's read tasks starve); ``workers_per_actor`` is how many killable worker

@@ -14,6 +14,13 @@ threads: the grader is built once per process under a lock, and its deadlines ar
 killing worker processes, never by signals, so nothing here breaks (or silently returns 0) off the
 main thread.
 
+A row's task travels as verl keeps it: ``ground_truth`` is the reference (a gold answer, a code
+test spec such as ``{"language": "cpp", "stdio": [...]}`` or APPS's ``{"inputs", "outputs"}``, or
+IFEval's ``{"instruction_id_list", "kwargs"}``; an object or its JSON text), and the keys of
+``extra_info`` are the row's columns, as in a row file (IFEval's ``instruction_id_list`` and
+``kwargs``, APPS's ``input_output``, ``language``) for rows whose ``ground_truth`` is empty;
+``extra_info["prompt"]`` (else ``question``) is the prompt, which the instructions defences read.
+
 Every result is a dict with the same keys, which verl logs as metrics: ``score``, ``acc``, and
 0/1 indicators ``grader_error``, ``hedged``, ``no_answer``, ``timeout``.
 
@@ -36,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from truegrade.core import Flag, Grade, Grader, Sample, load_grader, run_grader
+from truegrade.integrations._plain import plain
 
 __all__ = ["check_config", "compute_score", "compute_score_batch", "grader_for", "main"]
 
@@ -81,10 +89,29 @@ def _result(grade: Grade) -> dict[str, Any]:
 
 
 def _sample(i: int, data_source: Any, solution: str, truth: Any, extra: Any) -> Sample:
-    metadata: dict[str, Any] = {"data_source": data_source}
+    """One sample: ``ground_truth`` is the reference ("" or None: none), and the keys of an
+    ``extra_info`` mapping are the row's columns, as a graded row file has them (IFEval's
+    ``instruction_id_list`` and ``kwargs``, APPS's ``input_output``, a ``language``...); its
+    ``prompt`` (else ``question``) is the prompt, which the instructions defences read."""
+    extra = plain(extra)
+    truth = plain(truth)
+    metadata: dict[str, Any] = {}
+    prompt = None
+    if isinstance(extra, dict):
+        metadata.update({str(k): v for k, v in extra.items()})
+        prompt = next((extra[k] for k in ("prompt", "question") if _is_prompt(extra.get(k))), None)
+    metadata["data_source"] = data_source
     if extra is not None:
         metadata["extra_info"] = extra
-    return Sample(id=i, response=solution, reference=truth, metadata=metadata)
+    reference = None if truth is None or (isinstance(truth, str) and not truth.strip()) else truth
+    return Sample(id=i, prompt=prompt, response=solution, reference=reference, metadata=metadata)
+
+
+def _is_prompt(value: Any) -> bool:
+    """Text, or chat messages."""
+    return isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(m, dict) for m in value)
+    )
 
 
 def compute_score(

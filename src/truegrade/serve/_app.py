@@ -5,7 +5,8 @@ Endpoints:
 * ``POST /grade``: ``{"samples": [row, ...]}`` -> ``{"grades": [record, ...]}`` in order. A row
   that is malformed or cannot be graded gets a grade with ``error`` set; the request succeeds.
 * ``POST /get_reward``: OpenRLHF's remote reward contract, ``{"query", "prompts", "labels"}`` ->
-  ``{"rewards", "scores", "extra_logs"}``. The response is the query with its prompt removed.
+  ``{"rewards", "scores", "extra_logs"}``. The response is the query with its prompt removed, and
+  the end-of-sequence tokens it ends with (``END_TOKENS``, or the server's own list).
 * ``GET /health``: liveness, the grader, and the queue.
 * ``GET /metrics``: counts, latency percentiles, flag counts, errors, rejected requests.
 
@@ -20,6 +21,7 @@ import asyncio
 import math
 import time
 from collections import Counter, deque
+from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -39,7 +41,14 @@ from truegrade.core import (
     to_sample,
 )
 
-__all__ = ["GradeRequest", "RewardRequest", "ServerState", "create_app"]
+__all__ = [
+    "END_TOKENS",
+    "GradeRequest",
+    "RewardRequest",
+    "ServerState",
+    "create_app",
+    "response_of",
+]
 
 
 class GradeRequest(BaseModel):
@@ -188,10 +197,42 @@ class ServerState:
         }
 
 
-def _strip_prompt(query: str, prompt: str | None) -> str:
-    if prompt and query.startswith(prompt):
-        return query[len(prompt) :]
-    return query
+#: End-of-sequence and end-of-turn tokens of common chat models, as their tokenizers decode
+#: them. OpenRLHF decodes the query with its special tokens, so the response it sends ends with
+#: one; left on, it would break every check of how a response ends (IFEval's end phrase, JSON, all
+#: capitals, quotation marks) and a program sent without a fence.
+END_TOKENS = (
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "<|end|>",
+    "<|return|>",
+    "<end_of_turn>",
+    "<eos>",
+    "</s>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+)
+
+
+def response_of(query: str, prompt: str | None, end_tokens: Sequence[str] = END_TOKENS) -> str:
+    """The response in an OpenRLHF query: the query without its prompt and without the
+    end tokens (and padding) it ends with.
+
+    Examples:
+        >>> response_of("Q: 2+2? A: 4<|im_end|>", "Q: 2+2? A:")
+        ' 4'
+    """
+    response = query[len(prompt) :] if prompt and query.startswith(prompt) else query
+    tokens = [t for t in end_tokens if t]
+    stripped = True
+    while stripped:
+        stripped = False
+        for token in tokens:
+            if response.endswith(token):
+                response = response[: -len(token)]
+                stripped = True
+    return response
 
 
 def _rows_to_samples(rows: list[Any]) -> tuple[list[Sample], dict[int, Grade]]:
@@ -205,8 +246,11 @@ def _rows_to_samples(rows: list[Any]) -> tuple[list[Sample], dict[int, Grade]]:
     return samples, bad
 
 
-def create_app(grader: Grader, *, max_queue: int = 65_536) -> FastAPI:
-    """A FastAPI app serving ``grader`` (see the module docstring for the endpoints)."""
+def create_app(
+    grader: Grader, *, max_queue: int = 65_536, end_tokens: Sequence[str] = END_TOKENS
+) -> FastAPI:
+    """A FastAPI app serving ``grader`` (see the module docstring for the endpoints);
+    ``end_tokens`` are cut from the end of ``/get_reward``'s responses."""
     state = ServerState(grader, max_queue=max_queue)
 
     @asynccontextmanager
@@ -274,7 +318,7 @@ def create_app(grader: Grader, *, max_queue: int = 65_536) -> FastAPI:
         prompts: list[str | None] = list(body.prompts) if body.prompts is not None else [None] * n
         labels = body.labels if body.labels is not None else [None] * n
         samples = [
-            Sample(id=i, prompt=p, response=_strip_prompt(q, p), reference=label)
+            Sample(id=i, prompt=p, response=response_of(q, p, end_tokens), reference=label)
             for i, (q, p, label) in enumerate(zip(body.query, prompts, labels, strict=True))
         ]
         try:

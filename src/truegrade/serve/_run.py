@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,17 @@ def serve(
     max_queue: int = 65_536,
     graceful_s: float = 30.0,
     log_level: str = "warning",
+    end_tokens: Sequence[str] | None = None,
 ) -> None:
-    """Serve ``grader`` until interrupted; in-flight requests finish before the engine stops."""
+    """Serve ``grader`` until interrupted; in-flight requests finish before the engine stops.
+    ``end_tokens`` replaces ``END_TOKENS``, the tokens cut from ``/get_reward``'s responses."""
     import uvicorn
 
-    from truegrade.serve._app import create_app
+    from truegrade.serve._app import END_TOKENS, create_app
 
+    tokens = END_TOKENS if end_tokens is None else tuple(end_tokens)
     uvicorn.run(
-        create_app(grader, max_queue=max_queue),
+        create_app(grader, max_queue=max_queue, end_tokens=tokens),
         host=host,
         port=port,
         log_level=log_level,
@@ -51,7 +55,8 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``truegrade serve`` as a child process, ready when the context is entered.
+    """``truegrade serve`` as a child process, ready when the context is entered
+    (``extra_args``: more ``truegrade serve`` options, such as ``["--end-token", "[END]"]``).
 
     Examples:
         >>> with ServerProcess("math", workers=2) as server:  # doctest: +SKIP
@@ -67,6 +72,7 @@ class ServerProcess:
         options: dict[str, Any] | None = None,
         cwd: Path | None = None,
         ready_timeout_s: float = 120.0,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -86,7 +92,7 @@ class ServerProcess:
             args += ["--max-queue", str(max_queue)]
         for key, value in (options or {}).items():
             args += ["-o", f"{key}={value}"]
-        self.args = args
+        self.args = [*args, *extra_args]
         self.cwd = cwd
         self.ready_timeout_s = ready_timeout_s
         self.proc: subprocess.Popen[bytes] | None = None

@@ -45,6 +45,11 @@ def test_dataset_rows_are_read_as_they_are():
     # APPS / TACO: 'input_output' is a JSON string (codeparrot/apps row layout)
     apps = parse_spec({"input_output": '{"inputs": ["1 2\\n"], "outputs": ["3\\n"]}'})
     assert apps.kind == "stdio" and apps.stdio[0].stdout == "3\n"
+    # the input_output object itself, as verl's code datasets keep their ground truth
+    in_outs = parse_spec('{"inputs": ["1 2\\n"], "outputs": ["3\\n"], "fn_name": null}')
+    assert in_outs.kind == "stdio" and in_outs.stdio[0].stdin == "1 2\n"
+    call = parse_spec({"inputs": [[1, 2]], "outputs": [3], "fn_name": "add"})
+    assert call.kind == "cases" and call.entry_point == "add"
     # CodeContests (deepmind/code_contests): tests per split, limits, language id 2 = C++
     contests = parse_spec(
         {

@@ -141,7 +141,8 @@ def _stdio_case(raw: Any, index: int) -> StdioCase:
 
 
 def parse_spec(reference: Any) -> TestSpec:
-    """Parse a row's test spec (a mapping or its JSON text).
+    """Parse a row's test spec (a mapping or its JSON text): the ``check``, ``cases`` or
+    ``stdio`` form, a dataset row's test columns, or APPS's ``{"inputs", "outputs"}`` object.
 
     Raises:
         SpecProblem: the spec is missing, malformed, or mixes kinds.
@@ -158,6 +159,9 @@ def parse_spec(reference: Any) -> TestSpec:
             f"(got {type(spec).__name__})"
         )
     if not any(k in spec for k in ("check", "cases", "stdio")):
+        if {"inputs", "outputs"} <= spec.keys():
+            # APPS's input_output object itself: the ground truth of verl's code datasets
+            spec = {"input_output": spec}
         try:
             spec = from_dataset_row(spec) or spec
         except ValueError as exc:
