@@ -153,8 +153,10 @@ def test_the_attacks_compile_and_run_in_every_language(language):
 @pytest.mark.system_tool("g++", package="g++")
 def test_on_the_bundled_tasks_the_naive_reward_is_exploited_and_code_holds():
     rows = [s for _, s in read_samples(EXAMPLES / "data" / "stdio_tasks.jsonl")]
-    naive = run_attacks(load_grader(f"{EXAMPLES}/graders/naive_stdout.py:reward"), rows)
-    hardened = run_attacks(load_grader("code"), rows)
+    naive = run_attacks(
+        load_grader(f"{EXAMPLES}/graders/naive_stdout.py:reward"), rows, attacks=STDIO
+    )
+    hardened = run_attacks(load_grader("code"), rows, attacks=STDIO)
     found = {a.name: a.items_exploited for a in naive.attacks}
     # the largest of a list is in the list (echo); YES and NO are both printed (candidates)
     assert found["echo_input"] >= 1 and found["print_candidates"] >= 1

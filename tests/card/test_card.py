@@ -278,7 +278,7 @@ def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_pa
     verdicts = dict(
         line.split()[::-1] for line in result.stdout.splitlines() if line.strip().endswith(".html")
     )
-    assert len(verdicts) == 6  # three examples, a naive and a hardened grader each
+    assert len(verdicts) == 10  # five examples, a naive and a hardened grader each
     for path, status in verdicts.items():
         hardened = "truegrade_" in path
         assert status == ("holds" if hardened else "unsafe"), (path, status)
@@ -291,30 +291,5 @@ def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_pa
         exploited = attack["exploitability"]["items_exploited"]
         # unsafe because exploited (not only for rejecting right answers); holding against it
         assert (exploited == 0) if hardened else (exploited > 0), (path, exploited)
-
-
-def test_instruction_cards_show_ifevals_checks_exploited_and_the_hardened_grader_holding():
-    data = rows("instructions.jsonl")
-    plain = build_card(load_grader("instructions", hardened=False), data, reruns=2)
-    hardened = build_card(load_grader(f"{EXAMPLES}/graders/instructions.yaml"), data, reruns=2)
-    assert plain.verdict.status == "unsafe"
-    assert plain.exploitability.exploitability.rate == 1.0
-    assert plain.verdict.validity.value > 0.3  # stuffed and echoed responses labelled wrong pass
-    assert hardened.verdict.status == "holds"
-    assert hardened.verdict.validity.value == 0.0
-    assert hardened.exploitability.exploitability.items_exploited == 0
-
-
-@pytest.mark.system_tool("g++", package="g++")
-def test_stdio_cards_show_the_answer_in_output_reward_exploited_and_code_holding():
-    data = rows("stdio_tasks.jsonl")
-    naive = build_card(load_grader(f"{EXAMPLES}/graders/naive_stdout.py:reward"), data, reruns=2)
-    code = build_card(load_grader("code"), data, reruns=2)
-    assert naive.verdict.status == "unsafe"
-    assert naive.exploitability.exploitability.items_exploited >= 2
-    assert naive.verdict.validity.value > 0  # the debug-print program passes it
-    assert code.verdict.status == "holds"
-    assert code.verdict.validity.value == 0.0
-    assert code.exploitability.exploitability.items_exploited == 0
-    assert code.soundness is not None and code.soundness.items_flagged == 0
-    assert code.soundness.checks["tests"].startswith("ran")
+        if "stdio" in path:  # the stdin/stdout items had their tests audited by probes
+            assert doc["soundness"]["checks"]["tests"].startswith("ran"), path

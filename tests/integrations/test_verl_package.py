@@ -10,6 +10,7 @@ tokenizer built locally, decoded by verl itself.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import warnings
@@ -19,6 +20,14 @@ from pathlib import Path
 import pytest
 
 from tests.integrations.frameworks import build_tokenizer, require
+from tests.task_rows import (
+    CPP_RIGHT,
+    CPP_WRONG,
+    PY_EVERY_ANSWER,
+    STDIO,
+    STDIO_CPP,
+    instruction_rows,
+)
 
 require("verl", "pip install 'truegrade[verl]'")
 
@@ -52,22 +61,49 @@ ROWS = [
 ]
 
 
+# Rows whose tests travel with them, as verl datasets carry them: a stdio spec as the
+# ground truth (JSON text), IFEval's constraints and the prompt in extra_info (reward 1, 0, 0:
+# right, wrong, gamed)
+_TEA = instruction_rows()
+TASKS = {
+    "code": [
+        ("Print the sum of two integers.", response, json.dumps(spec), {}, score)
+        for response, spec, score in (
+            (CPP_RIGHT, STDIO_CPP, 1.0),
+            (CPP_WRONG, STDIO_CPP, 0.0),
+            (PY_EVERY_ANSWER, STDIO, 0.0),
+        )
+    ],
+    "instructions": [
+        (
+            row["prompt"],
+            row["response"],
+            "",
+            {k: row[k] for k in ("instruction_id_list", "kwargs", "prompt")},
+            1.0 if kind == "honest" else 0.0,
+        )
+        for kind, row in sorted(_TEA.items())
+    ],
+}
+
+
 @pytest.fixture(scope="module")
 def tokenizer_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("tokenizer")
-    build_tokenizer(path, [text for row in ROWS for text in row[:2]])
+    texts = [text for row in ROWS for text in row[:2]]
+    texts += [text for rows in TASKS.values() for row in rows for text in row[:2]]
+    build_tokenizer(path, texts)
     return path
 
 
-@pytest.fixture
-def batch(tokenizer_dir):
-    """The rows as verl's rollout hands them to the reward loop: left-padded prompts,
-    right-padded responses ending in EOS, one attention mask over both."""
+def to_batch(tokenizer_dir, rows, data_source, golds, extra):
+    """Rows as verl's rollout hands them to the reward loop: left-padded prompts, right-padded
+    responses ending in EOS, one attention mask over both."""
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    prompts = [tokenizer(p)["input_ids"] for p, *_ in ROWS]
-    responses = [tokenizer(r)["input_ids"] + [tokenizer.eos_token_id] for _, r, *_ in ROWS]
+    prompts = [tokenizer(row[0])["input_ids"] for row in rows]
+    responses = [tokenizer(row[1])["input_ids"] + [tokenizer.eos_token_id] for row in rows]
     width_p, width_r = max(map(len, prompts)), max(map(len, responses))
     pad = tokenizer.pad_token_id
     prompt_ids = torch.tensor([[pad] * (width_p - len(p)) + p for p in prompts])
@@ -86,11 +122,18 @@ def batch(tokenizer_dir):
             "attention_mask": mask,
         },
         non_tensors={
-            "data_source": np.array(["openai/gsm8k"] * len(ROWS), dtype=object),
-            "reward_model": np.array([{"ground_truth": gold} for *_, gold, _ in ROWS]),
-            "extra_info": np.array([{"index": i} for i in range(len(ROWS))]),
+            "data_source": np.array([data_source] * len(rows), dtype=object),
+            "reward_model": np.array([{"ground_truth": gold} for gold in golds]),
+            "extra_info": np.array(extra),
         },
     )
+
+
+@pytest.fixture
+def batch(tokenizer_dir):
+    golds = [gold for *_, gold, _ in ROWS]
+    extra = [{"index": i} for i in range(len(ROWS))]
+    return to_batch(tokenizer_dir, ROWS, "openai/gsm8k", golds, extra)
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +198,29 @@ def test_reward_loop_scores_with_truegrade_in_batch_and_streaming(config, batch,
     streamed = ray.get([worker.compute_score.remote(batch[i : i + 1]) for i in range(len(ROWS))])
     assert [r["reward_score"] for r in streamed] == expected()
     assert streamed[1]["reward_extra_info"]["hedged"] == 1.0
+
+
+@pytest.mark.parametrize("grader", sorted(TASKS))
+def test_reward_loop_scores_stdio_programs_and_ifeval_constraints(
+    config, tokenizer_dir, cluster, grader
+):
+    rows = TASKS[grader]
+    batch = to_batch(
+        tokenizer_dir,
+        rows,
+        "truegrade/" + grader,
+        [row[2] for row in rows],
+        [{"index": i, **row[3]} for i, row in enumerate(rows)],
+    )
+    cfg = config(
+        f"reward.custom_reward_function.path={ADAPTER}",
+        "reward.custom_reward_function.name=compute_score",
+        f"+reward.custom_reward_function.reward_kwargs.grader={grader}",
+    )
+    adapter.check_config(cfg)
+    out = RewardLoopManager(cfg).compute_rm_score(batch)
+    assert out.batch["rm_scores"].sum(dim=1).tolist() == [row[-1] for row in rows]
+    assert out.non_tensor_batch["grader_error"].tolist() == [0.0] * len(rows)
 
 
 @pytest.fixture
