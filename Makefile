@@ -7,6 +7,9 @@ STAMP  := $(VENV)/.installed
 # lets pip take a local CPU wheel (pip's find-links) when there is one, instead of resolving a
 # bare `torch` to a CUDA build of several GB (`make TORCH=torch` leaves the choice to pip).
 TORCH  ?= torch==2.13.0
+# The extras a new venv gets (CI adds the training frameworks: `make install EXTRAS=...,verl,trl`,
+# one resolution for all of them). A venv that exists keeps its packages: `make clean` first.
+EXTRAS ?= dev,rm,semantic,bench
 
 # The system packages come first (scripts/system-deps.sh holds the list): installed when run as
 # root with apt, else one line naming them and the command to run, before anything is built.
@@ -22,7 +25,8 @@ $(STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet '$(TORCH)'
-	$(PY) -m pip install --quiet -e '.[dev,rm,semantic,bench]'
+	@echo '$(TORCH)' > $(VENV)/torch-pin.txt  # the extras keep that torch, never fetch another
+	$(PY) -m pip install --quiet -c $(VENV)/torch-pin.txt -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -152,7 +152,12 @@ def test_the_attacks_compile_and_run_in_every_language(language):
 
 @pytest.mark.system_tool("g++", package="g++")
 def test_on_the_bundled_tasks_the_naive_reward_is_exploited_and_code_holds():
-    rows = [s for _, s in read_samples(EXAMPLES / "data" / "stdio_tasks.jsonl")]
+    # the two tasks the naive reward loses (the demo's card runs all six)
+    rows = [
+        s
+        for _, s in read_samples(EXAMPLES / "data" / "stdio_tasks.jsonl")
+        if s.group in ("max_of_list", "is_prime")
+    ]
     naive = run_attacks(
         load_grader(f"{EXAMPLES}/graders/naive_stdout.py:reward"), rows, attacks=STDIO
     )
