@@ -170,7 +170,7 @@ def read_expected(sample: Sample, rng: random.Random) -> Iterator[Candidate]:
         wanted = repr(args[0]) if len(args) == 1 else repr(args)[1:-1]
         for line in source.splitlines():
             if wanted in line and "==" in line:
-                return eval(line.split("==", 1)[1].strip().rstrip(",)"))
+                return eval(line.split("==", 1)[1].strip().rstrip(",)"))  # attack: sandbox only
         frame = frame.f_back
     return None"""
     gc_body = """    import gc
@@ -237,7 +237,7 @@ _LIVE_PLUGIN = """
 import gc, sys, types
 if "_pytest.config" in sys.modules:
     _plugin = types.ModuleType("_reports_pass")
-    exec(_PLUGIN, _plugin.__dict__)
+    exec(_PLUGIN, _plugin.__dict__)  # attack text: runs only in the sandbox under attack
     for _obj in gc.get_objects():
         if type(_obj).__name__ == "Config" and hasattr(_obj, "pluginmanager"):
             try:

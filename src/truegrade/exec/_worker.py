@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
     while True:
         try:
             # trusted input: the engine's own messages (model text reaches a worker as data)
-            message = pickle.loads(inbox.recv_bytes())
+            message = pickle.loads(inbox.recv_bytes())  # trusted: the engine parent's messages
         except EOFError:
             return 0
         kind = message[0]

@@ -797,7 +797,7 @@ class Executable:
         same = (self._generation, self._load) == (box._generation, box._loads)
         return same and box.running
 
-    def exec(
+    def exec(  # a method: the command runs inside the sandbox
         self,
         argv: list[str],
         stdin: str | bytes = b"",

@@ -984,7 +984,7 @@ class Zygote:
             return
         self.spawn(header, b"", started, before_wipe=snapshot)
 
-    def exec(self, header: dict[str, Any], stdin: bytes) -> None:
+    def exec(self, header: dict[str, Any], stdin: bytes) -> None:  # sandbox: runs a built program
         """Execute a command (the built binary, or an interpreter on the kept script) in a fresh
         scratch directory holding the image and ``files``, on ``stdin``."""
         started = time.monotonic()
