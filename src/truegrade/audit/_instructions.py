@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from truegrade.attacks import is_rewarded
 from truegrade.core import Grade, Sample
 
 __all__ = ["PROBES", "probe_flags", "probe_response"]
@@ -27,17 +28,7 @@ def probe_response(item: Sample, probe: str) -> str:
 def probe_flags(grades: Mapping[str, Grade], threshold: float) -> list[tuple[str, str]]:
     """``(flag, reason)`` when a probe's grade is a pass."""
     what = {"degenerate": "the one-word response 'Yes.'", "echo": "the prompt pasted back"}
-    passed = [
-        what[name]
-        for name in PROBES
-        if name in grades
-        and grades[name].error is None
-        and (
-            grades[name].passed
-            if grades[name].passed is not None
-            else grades[name].score > threshold
-        )
-    ]
+    passed = [what[n] for n in PROBES if n in grades and is_rewarded(grades[n], threshold)]
     if not passed:
         return []
     return [
