@@ -336,11 +336,17 @@ def _call_key(args: Any, kwargs: Any) -> str:
     return json.dumps([args, kwargs], separators=(",", ":"))
 
 
+_PER_PROMPT = 1024
+"""Entries of each per-prompt cache: a whole eval set (MBPP's 500, LiveCodeBench's problems) and
+its check and helpers (two entries per problem in ``_compiled``) fit, so a second pass over the
+set, or a GRPO group, never compiles again; a set cycled through a smaller cache misses every
+time."""
+
 _SIMPLE = (ast.Assert, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass)
 _DECLARATIONS = (ast.Import, ast.ImportFrom)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=_PER_PROMPT)
 def _calls_ahead(check: str, entry_point: str) -> tuple[tuple[list[Any], dict[str, Any]], ...]:
     """The calls a check certainly makes first, in order: the candidate called with literal
     arguments in its body's leading simple statements (``assert candidate(1) == 2``), up to
@@ -446,7 +452,7 @@ def _check_line(exc: BaseException) -> str:
     return f" at check line {frame.lineno}" + (f": {frame.line.strip()}" if frame.line else "")
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=_PER_PROMPT)
 def _code_of(text: str | None) -> str | None:
     """``text`` if it is Python source (a HumanEval prompt), else None.
 
@@ -461,13 +467,13 @@ def _code_of(text: str | None) -> str | None:
     return text
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=_PER_PROMPT)
 def _compiled(source: str, filename: str) -> Any:
     """The dataset's check or helpers, compiled once (a code object runs in any namespace)."""
     return compile(source, filename, "exec")
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=_PER_PROMPT)
 def _visible_in_prompt(prompt: str, entry_point: str) -> tuple[Any, ...]:
     return tuple(visible_inputs(prompt, entry_point))
 
