@@ -337,10 +337,9 @@ def _call_key(args: Any, kwargs: Any) -> str:
 
 
 _PER_PROMPT = 1024
-"""Entries of each per-prompt cache: a whole eval set (MBPP's 500, LiveCodeBench's problems) and
-its check and helpers (two entries per problem in ``_compiled``) fit, so a second pass over the
-set, or a GRPO group, never compiles again; a set cycled through a smaller cache misses every
-time."""
+"""Entries of each per-prompt cache: an eval set of up to 512 problems (MBPP's 500), with each
+problem's check and helpers (two entries in ``_compiled``), fits, so a second pass over the set,
+or a GRPO group, never compiles again; a set cycled through a smaller cache misses every time."""
 
 _SIMPLE = (ast.Assert, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass)
 _DECLARATIONS = (ast.Import, ast.ImportFrom)
