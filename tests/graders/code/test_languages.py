@@ -439,8 +439,10 @@ def test_every_verdict_and_every_hostile_act_in_one_batch(language, listener):
     port = listener.getsockname()[1]
     # C has no out-of-memory report: malloc's NULL is the program's crash
     memory = "runtime_error" if language == "c" else "memory_limit"
-    # Go's runtime dies once the process limit refuses it a thread; the others spin on
-    fork = "runtime_error" if language == "go" else "time_limit"
+    # The others spin on. Go's runtime dies when the process limit refuses it a new OS thread,
+    # but when it already holds the threads it needs, every Start just fails and the loop spins
+    # on too: which comes first is the scheduler's choice. Either way the bomb fails, contained.
+    fork = {"runtime_error", "time_limit"} if language == "go" else "time_limit"
     plan = [
         ("add 1 2", "3", "accepted"),
         ("wrong 1 2", "3", "wrong_answer"),
@@ -466,7 +468,10 @@ def test_every_verdict_and_every_hostile_act_in_one_batch(language, listener):
     }
     grade = grader.grade({"response": f"```{language}\n{DISPATCH[language]}```", "reference": spec})
     assert grade.error is None, grade.error
-    assert _verdicts(grade) == [v for *_, v in plan], grade.explanation
+    got = _verdicts(grade)
+    assert len(got) == len(plan), grade.explanation
+    for verdict, (stdin, _, want) in zip(got, plan, strict=True):
+        assert verdict in (want if isinstance(want, set) else {want}), (stdin, grade.explanation)
     assert grade.score == pytest.approx(5 / len(plan))
     with pytest.raises(BlockingIOError):
         listener.accept()  # no connection ever reached the host
