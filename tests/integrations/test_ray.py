@@ -109,7 +109,13 @@ def test_ray_data_scores_a_parquet_file(local_ray, tmp_path):
     assert by_id[0]["flags"] == "exact_match"
 
 
-def test_the_grade_command_runs_on_ray(tmp_path):
+def _cluster(ray) -> dict[str, str]:
+    """The environment that points a command at the module's cluster (starting one per command
+    would cost a Ray start-up each time)."""
+    return {"RAY_ADDRESS": ray.get_runtime_context().gcs_address}
+
+
+def test_the_grade_command_runs_on_ray(local_ray, tmp_path):
     data = tmp_path / "d.jsonl"
     data.write_text(
         "".join(
@@ -134,7 +140,7 @@ def test_the_grade_command_runs_on_ray(tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "RAY_ADDRESS": "local", "COLUMNS": "200"},
+        env={**os.environ, **_cluster(local_ray), "COLUMNS": "200"},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     records = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
@@ -151,12 +157,12 @@ def _cli(*args, env=None):
     )
 
 
-def test_attack_on_ray_finds_what_the_local_backend_finds(tmp_path):
+def test_attack_on_ray_finds_what_the_local_backend_finds(local_ray, tmp_path):
     naive = EXAMPLES / "graders" / "naive_last_number.py:reward"
     args = ["attack", EXAMPLES / "data" / "arith.jsonl", "-g", naive, "--limit", "6", "-q"]
     local = _cli(*args, "--out", tmp_path / "local.json")
     ray = _cli(
-        *args, "--backend", "ray", "--out", tmp_path / "ray.json", env={"RAY_ADDRESS": "local"}
+        *args, "--backend", "ray", "--out", tmp_path / "ray.json", env=_cluster(local_ray)
     )
     assert local.returncode == 0, local.stderr[-2000:]
     assert ray.returncode == 0, ray.stderr[-3000:]
