@@ -161,9 +161,7 @@ def test_attack_on_ray_finds_what_the_local_backend_finds(local_ray, tmp_path):
     naive = EXAMPLES / "graders" / "naive_last_number.py:reward"
     args = ["attack", EXAMPLES / "data" / "arith.jsonl", "-g", naive, "--limit", "6", "-q"]
     local = _cli(*args, "--out", tmp_path / "local.json")
-    ray = _cli(
-        *args, "--backend", "ray", "--out", tmp_path / "ray.json", env=_cluster(local_ray)
-    )
+    ray = _cli(*args, "--backend", "ray", "--out", tmp_path / "ray.json", env=_cluster(local_ray))
     assert local.returncode == 0, local.stderr[-2000:]
     assert ray.returncode == 0, ray.stderr[-3000:]
     here, there = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "ray"))
