@@ -59,10 +59,15 @@ _WARM_SHAPES = ("x+1", "2\\sqrt{5}+3\\sqrt{2}", "\\frac{\\sqrt{3}}{2}")
 
 _JUXTAPOSED = re.compile(r"\d\s+[\d.]|\d\s*\\[,;: ]\s*\d")
 _IN = re.compile(r"\\in\b")
+# a key that ends in a constant of integration: an antiderivative, standing for its family
+_PLUS_CONSTANT = re.compile(r"\+\s*C(?:_\{?\d+\}?)?\s*$")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _COLLECTION_START = re.compile(r"^\s*(?:\\\{|\\begin\{[pbvBV]?matrix\}|\\langle)")
 # the shortcuts' inputs: a plain literal, and a mixed number as the LaTeX parser reads it (an
 # integer then a fraction of positive integers: 2 \frac{1}{2} is 5/2; 2 \frac{0}{3} is a product)
+_PRODUCT_SIGN = re.compile(r"\\times|\\cdot|\*|" + "\u00d7")  # the last: a multiplication sign
+_FACTOR = re.compile(r"(\d{1,18})(?:\s*\^\s*(?:(\d{1,2})|\{\s*(\d{1,2})\s*\}))?")
+_MAX_FACTORS = 200
 _PLAIN_LITERAL = re.compile(r"-?\d{1,60}(?:\.\d{1,60})?")
 _MIXED_NUMBER = re.compile(r"(-?)(\d{1,60}) *\\frac\{(\d{1,60})\}\{(\d{1,60})\}")
 
@@ -82,6 +87,8 @@ class _Gold:
     equation_core: str = ""
     #: The key read as a time of day (``12:00``), compared as a time and never as a ratio.
     time: ClockTime | None = None
+    #: The key as a prime factorization (``2 \times 2 \times 41``): its primes, with repeats.
+    primes: tuple[int, ...] | None = None
     _parsed: Any = field(default=None, repr=False)
     _relation: Any = field(default=None, repr=False)
 
@@ -206,7 +213,10 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
     number = None
     if not is_collection and not is_equation and not answer.is_text:
         number = parse_number(answer.core).value
-    return _Gold(answer, is_collection, number, None, answer.core, is_equation, time=time)
+    primes = _prime_factors(answer.core) if not is_collection and not is_equation else None
+    return _Gold(
+        answer, is_collection, number, None, answer.core, is_equation, time=time, primes=primes
+    )
 
 
 def _value_tuples(items: list[tuple[str | None, str]]) -> list[str] | None:
@@ -380,6 +390,8 @@ class MathKernel:
         value = self._value(gold, core)
         if isinstance(value, _Result):
             return value
+        if gold.primes is not None:
+            return _compare_factorizations(gold, value)
         if _JUXTAPOSED.search(value) and not gold.is_collection:
             return _Result(
                 False,
@@ -518,7 +530,13 @@ class MathKernel:
                 ours = ours * sympy.pi / 180
             else:
                 theirs = theirs * sympy.pi / 180
-        how = equivalent(theirs, ours, abs_tol=self.abs_tol, rel_tol=self.rel_tol)
+        how = equivalent(
+            theirs,
+            ours,
+            abs_tol=self.abs_tol,
+            rel_tol=self.rel_tol,
+            antiderivative=bool(_PLUS_CONSTANT.search(gold.value_core)),
+        )
         if how is None:
             flags = _interval_flag(theirs, ours)
             return _Result(False, flags=flags, why=f"{value[:40]} is not {gold.value_core[:40]}")
@@ -561,6 +579,44 @@ class MathKernel:
         if how is None:
             return _Result(False, why=f"{core[:40]} is not {whole[:40]}")
         return _Result(True, "equivalent_symbolic", why="the same relation")
+
+
+def _factors(core: str) -> tuple[int, ...] | None:
+    """The whole numbers a product of numbers and powers multiplies (``2^4 \\times 41`` gives
+    2, 2, 2, 2, 41), sorted; None for anything else, and for one number alone."""
+    terms = _PRODUCT_SIGN.split(core.strip())
+    if len(terms) < 2:
+        return None
+    factors: list[int] = []
+    for term in terms:
+        match = _FACTOR.fullmatch(term.strip())
+        if match is None:
+            return None
+        factors += [int(match.group(1))] * int(match.group(2) or match.group(3) or 1)
+        if len(factors) > _MAX_FACTORS:
+            return None
+    return tuple(sorted(factors))
+
+
+def _prime_factors(core: str) -> tuple[int, ...] | None:
+    """A key written as a product of primes (``2 \\times 2 \\times 41``) is a prime
+    factorization; its primes, or None."""
+    factors = _factors(core)
+    if factors is None:
+        return None
+    import sympy
+
+    return factors if all(sympy.isprime(f) for f in set(factors)) else None
+
+
+def _compare_factorizations(gold: _Gold, value: str) -> _Result:
+    """A prime factorization key wants the same factorization, in any order and with powers
+    allowed: the number it multiplies to (``656``, an echo of the question) or another
+    factorization (``4 \\times 4 \\times 41``) is not it."""
+    if _factors(value) == gold.primes:
+        how = "exact_match" if _squash(value) == _squash(gold.value_core) else "equivalent_symbolic"
+        return _Result(True, how, why="the same prime factorization")
+    return _Result(False, why=f"{value[:40]} is not the prime factorization {gold.value_core[:40]}")
 
 
 def _mixed_number(core: str) -> Fraction | None:

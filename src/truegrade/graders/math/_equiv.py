@@ -55,8 +55,11 @@ _CONFIG = NormalizationConfig(
 _HUGE_EXPONENT = re.compile(r"\^\s*\{?\s*[-+]?\s*\d{5,}")
 _NESTED_EXPONENT = re.compile(r"\^\s*\{[^{}]*\^")
 _PAREN_EXPONENT = re.compile(r"\^\s*\(")
+# an exponent's own power that cannot grow a tower: a variable squared, cubed... (e^{-x^2})
+_VARIABLE_POWER = re.compile(r"[^\\a-zA-Z][a-zA-Z]\^\s*(?:\d(?!\d)|\{\s*-?\d\s*\})")
 _BIG_FACTORIAL = re.compile(r"(?:\d{4,}|[)}])\s*!")
 _LONG_NUMBER = re.compile(r"\d{400,}")
+_CONSTANT_NAME = re.compile(r"c(?:_\{?\d+\}?)?")
 _MAX_EXPONENT = 10_000
 _MAX_FACTORIAL = 1_000
 
@@ -95,7 +98,9 @@ def _risky(core: str) -> str | None:
         return f"brackets nested more than {_MAX_DEPTH} deep"
     if _HUGE_EXPONENT.search(core):
         return "an exponent with five or more digits"
-    if _NESTED_EXPONENT.search(core) or _PAREN_EXPONENT.search(core):
+    if _PAREN_EXPONENT.search(core) or any(
+        not _VARIABLE_POWER.match(core, m.end() - 3) for m in _NESTED_EXPONENT.finditer(core)
+    ):
         return "a power tower"
     if _BIG_FACTORIAL.search(core):
         return "a factorial of a large or compound number"
@@ -123,9 +128,13 @@ def _too_big(expr: Any) -> str | None:
 
 def _bounded_exponent(exponent: Any) -> bool:
     """An exponent holding powers that cannot grow a tower: every inner power is a root or a
-    reciprocal (``10^{(\\sqrt{13}-5)/6}``), and a numeric exponent is at most 10,000 in size."""
+    reciprocal (``10^{(\\sqrt{13}-5)/6}``) or a variable to a one-digit power (``2^{x^2}``), and a
+    numeric exponent is at most 10,000 in size."""
     for inner in sympy.preorder_traversal(exponent):
-        if isinstance(inner, sympy.Pow) and not (inner.exp.is_Rational and abs(inner.exp) <= 1):
+        if isinstance(inner, sympy.Pow) and not (
+            (inner.exp.is_Rational and abs(inner.exp) <= 1)
+            or (inner.base.is_Symbol and inner.exp.is_Integer and abs(inner.exp) <= 9)
+        ):
             return False
     if exponent.is_number:
         try:
@@ -307,15 +316,82 @@ def _clearly_apart(a: Any, b: Any) -> bool:
     return False
 
 
-def equivalent(gold: Any, answer: Any, *, abs_tol: float = 0.0, rel_tol: float = 0.0) -> str | None:
+def equivalent(
+    gold: Any,
+    answer: Any,
+    *,
+    abs_tol: float = 0.0,
+    rel_tol: float = 0.0,
+    antiderivative: bool = False,
+) -> str | None:
     """How ``answer`` equals ``gold`` (``exact``, ``symbolic``, ``abs_tol``, ``rel_tol``), or None.
 
-    Raises nothing: anything SymPy cannot decide is "not equal".
+    With ``antiderivative`` the key ends in a constant of integration (``F + C``) and stands for
+    its family: see ``_same_antiderivative``. Raises nothing: anything SymPy cannot decide is
+    "not equal".
     """
     try:
+        if antiderivative:
+            family = _family(gold)
+            if family is not None:
+                return _same_antiderivative(family, answer, abs_tol, rel_tol)
         return _equivalent(gold, answer, abs_tol, rel_tol)
     except Exception:
         return None
+
+
+def _lone_constant(expr: Any, others: set[Any]) -> Any:
+    """The symbol added alone to ``expr`` (``K`` in ``x^2 + K``) that appears nowhere else in it
+    and is not one of ``others``, or None."""
+    if not isinstance(expr, sympy.Add):
+        return None
+    for term in expr.args:
+        if term.is_Symbol and term not in others:
+            rest = expr - term
+            if term not in rest.free_symbols:
+                return term
+    return None
+
+
+def _family(gold: Any) -> Any:
+    """``F`` of a key ``F + C`` (the parser reads ``C`` as ``c``, ``C_1`` as ``c_1``) whose ``C``
+    is added alone and whose ``F`` has a variable to differentiate by, or None (then the key is
+    compared as written)."""
+    if not isinstance(gold, sympy.Add):
+        return None
+    for term in gold.args:
+        if term.is_Symbol and _CONSTANT_NAME.fullmatch(term.name):
+            rest = gold - term
+            if term not in rest.free_symbols and rest.free_symbols:
+                return rest
+    return None
+
+
+def _same_antiderivative(family: Any, answer: Any, abs_tol: float, rel_tol: float) -> str | None:
+    """``answer`` is a member of the family ``F + C``: once its own constant (any name, or
+    none) is taken off, it has ``F``'s variables and the same derivative by each of them, so it
+    differs from ``F`` by a number (``(x+1)^2 + K`` for ``x^2 + 2x + C``; ``x^2`` for
+    ``x^2 + C``). The answer's constant may have any name that is not one of ``F``'s variables
+    (``x^2 + y`` is in the family of ``x^2 + C``: ``y`` is a constant in ``x``, and
+    differentiating by ``x`` says the same); ``x^2 + x`` is not."""
+    if not isinstance(answer, sympy.Basic) or _is_collection(answer):
+        return None
+    variables = family.free_symbols
+    constant = _lone_constant(answer, variables)
+    member = answer - constant if constant is not None else answer
+    if not member.free_symbols <= variables:
+        return None
+    if sympy.expand(member - family) == 0:
+        return "symbolic"
+    hows = []
+    for variable in sorted(variables, key=str):
+        how = _scalar_equal(
+            sympy.diff(family, variable), sympy.diff(member, variable), abs_tol, rel_tol
+        )
+        if how is None:
+            return None
+        hows.append(how)
+    return _weakest([*hows, "symbolic"])
 
 
 def _equivalent(gold: Any, answer: Any, abs_tol: float, rel_tol: float) -> str | None:

@@ -55,6 +55,19 @@ _DOUBLED_COMMAND = re.compile(
     r"|text|left|right)(?![a-zA-Z]))"
 )
 # Python / SymPy syntax in a key or an answer: x**2 is x^2, 2*x is 2 \cdot x
+# 0x1854, 0b101, 0o17: integer literals in another base (a digit or letter before is no literal)
+_RADIX_LITERAL = re.compile(r"(?<![\w.])0([xXbBoO])([0-9a-fA-F]{1,1000})(?![\w.])")
+_RADIX_BASES = {"x": 16, "b": 2, "o": 8}
+# a function called by its Python / SymPy name, not a LaTeX command (no backslash before it)
+_FUNCTION_CALL = re.compile(
+    r"(?<![\\a-zA-Z])(asin|acos|atan|sinh|cosh|tanh|sin|cos|tan|sec|csc|cot|exp|log|ln|sqrt"
+    r"|Abs|abs)\s*\("
+)
+# SymPy's LaTeX printer writes asin(x) as \operatorname{asin}{\left(x \right)}
+_OPERATOR_NAME = re.compile(r"\\operatorname\s*\{\s*(asin|acos|atan)\s*\}")
+_PY_FUNCTIONS = {"asin": "\\arcsin", "acos": "\\arccos", "atan": "\\arctan"}
+_PI_WORD = re.compile(r"(?<![\\a-zA-Z])pi(?![a-zA-Z])")
+_EULER_E = re.compile(r"(?<![\\\w.])E(?![\w.])")
 _POWER = re.compile(r"\*\*")
 _STAR = re.compile(r"(?<=[\w)}\]])\s*\*\s*(?=[\w(\\{])")
 _THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])(?!\.\d*,)")
@@ -277,6 +290,7 @@ def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
     s = _NOISE.sub(lambda m: " " if m.group() in ("\\ ", "~", "\\;", "\\:", "\\>") else "", s)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
     s = _ONE_LETTER_COMMAND.sub(r"\1", s)
+    s = _OPERATOR_NAME.sub(lambda m: _PY_FUNCTIONS.get(m.group(1), "\\" + m.group(1)), s)
     s = _TEXT_COMMANDS.sub(r"\\text{", s)
     s = s.strip()
     percent = degrees = False
@@ -411,19 +425,76 @@ def undouble_commands(text: str) -> str:
     return _DOUBLED_COMMAND.sub(r"\\", text) if "\\\\" in text else text
 
 
-def _python_syntax(core: str) -> str:
-    """``x**4 + 2*x`` as LaTeX (``x^{4} + 2 \\cdot x``): keys exported from SymPy or Python use
-    this syntax, and the LaTeX parser refuses ``**``. A ``**(...)`` exponent becomes a braced
-    group so it is not mistaken for a power tower."""
-    if "*" not in core:
-        return core
-    closing: dict[int, int] = {}  # position of each "(" -> its ")", found in one pass
+def _closing_parens(core: str) -> dict[int, int]:
+    """The position of each ``(`` -> its ``)``, found in one pass."""
+    closing: dict[int, int] = {}
     stack: list[int] = []
     for i, ch in enumerate(core):
         if ch == "(":
             stack.append(i)
         elif ch == ")" and stack:
             closing[stack.pop()] = i
+    return closing
+
+
+def _radix(match: re.Match[str]) -> str:
+    try:
+        return str(int(match.group(2), _RADIX_BASES[match.group(1).lower()]))
+    except ValueError:  # 0b12 is not binary: left as written, to fail as what it is
+        return match.group()
+
+
+def _python_functions(core: str, python: bool) -> str:
+    """``sqrt(1 - x**2)``, ``asin(x)``, ``exp(2*x)``, ``Abs(x)`` and ``pi`` as the LaTeX they
+    stand for: read as LaTeX, ``asin(x)`` would be the product ``a s i n x`` with an imaginary
+    ``i``. A bare ``log`` is the natural logarithm, as in SymPy, NumPy and every programming
+    language, when the core is written in that notation (``python``: it multiplies with ``*``, or
+    uses no LaTeX command at all); beside LaTeX commands it is LaTeX's ``\\log``. A lone ``E``
+    is Euler's number only in ``*`` syntax, where SymPy prints it so (elsewhere it may be a point
+    or a choice)."""
+    core = _PI_WORD.sub(r"\\pi ", core)
+    if "*" in core:
+        core = _EULER_E.sub("e", core)
+    calls = {m.start(): m for m in _FUNCTION_CALL.finditer(core)}
+    if not calls:
+        return core
+    closing = _closing_parens(core)
+    ends: dict[int, str] = {}  # ")" positions written as their function's closing
+    out: list[str] = []
+    i = 0
+    while i < len(core):
+        match = calls.get(i)
+        if match is not None and match.end() - 1 in closing:
+            name, close = match.group(1), closing[match.end() - 1]
+            if name == "sqrt":
+                out.append("\\sqrt{")
+                ends[close] = "}"
+            elif name in ("Abs", "abs"):
+                out.append("\\left|")
+                ends[close] = "\\right|"
+            else:
+                command = "\\ln" if name == "log" and python else _PY_FUNCTIONS.get(name)
+                out.append((command or "\\" + name) + "(")
+            i = match.end()
+            continue
+        out.append(ends.get(i, core[i]))
+        i += 1
+    return "".join(out)
+
+
+def _python_syntax(core: str) -> str:
+    """``x**4 + 2*x`` as LaTeX (``x^{4} + 2 \\cdot x``): keys exported from SymPy or Python use
+    this syntax, and the LaTeX parser refuses ``**``. A ``**(...)`` exponent becomes a braced
+    group so it is not mistaken for a power tower. Integer literals in base 16, 2 or 8
+    (``0x1854``, ``-0b101``) are their values, and function calls and constants are read as
+    ``_python_functions`` says."""
+    if "0" in core:
+        core = _RADIX_LITERAL.sub(_radix, core)
+    if "(" in core or "pi" in core:
+        core = _python_functions(core, "*" in core or "\\" not in core)
+    if "*" not in core:
+        return core
+    closing = _closing_parens(core)
     out: list[str] = []
     braces: set[int] = set()  # ")" positions written as "}"
     i = 0
