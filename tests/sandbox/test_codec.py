@@ -1,9 +1,13 @@
-"""The plain-data codec: only exact builtin types cross the sandbox boundary, either way."""
+"""The plain-data codec: only exact builtin types cross the sandbox boundary, either way; an answer
+of a plain type's subclass crosses as the plain value it holds."""
 
 from __future__ import annotations
 
+import collections
+import enum
 import json
 import math
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -93,6 +97,80 @@ class EqualToAll:
 def test_subclasses_and_other_objects_are_refused(value):
     with pytest.raises(PlainDataError):
         encode_value(value)
+
+
+class Lying(list):
+    """A list subclass whose every own method lies about what it holds."""
+
+    def __iter__(self):
+        return iter(["forged"])
+
+    def copy(self):
+        return ["forged"]
+
+    def __eq__(self, other):
+        return True
+
+
+class LyingDict(dict):
+    def keys(self):
+        return ["forged"]
+
+    def items(self):
+        return [("forged", 1)]
+
+    def __iter__(self):
+        return iter(["forged"])
+
+
+class ForgedClass:
+    __class__ = int  # isinstance(x, int) says yes; type(x) does not
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+class Colour(enum.IntEnum):
+    RED = 3
+
+
+def _held_round_trip(value):
+    return decode_value(json.loads(json.dumps(encode_value(value, held=True))))
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        (collections.Counter("aab"), {"a": 2, "b": 1}),
+        (collections.OrderedDict(a=1), {"a": 1}),
+        (collections.defaultdict(list, {"k": [Colour.RED]}), {"k": [3]}),
+        ([Point(1, 2)], [(1, 2)]),
+        (Colour.RED, 3),
+        (AlwaysEqual(1), 1),
+        (type("S", (str,), {"__str__": lambda self: "forged"})("x"), "x"),
+        (type("F", (float,), {"__float__": lambda self: 9.0})(1.5), 1.5),
+        (type("B", (bytes,), {"__getitem__": lambda self, i: b"z"})(b"ab"), b"ab"),
+        (type("C", (complex,), {"real": property(lambda self: 9.0)})(1 + 2j), 1 + 2j),
+        (type("Fs", (frozenset,), {"__iter__": lambda self: iter([9])})({1}), frozenset({1})),
+        (type("St", (set,), {"__iter__": lambda self: iter([9])})({1}), {1}),
+        (type("T", (tuple,), {"__getitem__": lambda self, i: 9})((1, 2)), (1, 2)),
+        (Lying([1, 2]), [1, 2]),
+        (LyingDict({"a": 1}), {"a": 1}),
+    ],
+    ids=lambda v: type(v).__name__,
+)
+def test_an_answer_of_a_plain_types_subclass_crosses_as_the_value_it_holds(value, plain):
+    back = _held_round_trip(value)
+    assert back == plain
+    _same_types(back, plain)  # exact builtin types: none of the object's methods came along
+
+
+@pytest.mark.parametrize(
+    "value", [ForgedClass(), Fraction(1, 2), (x for x in range(3)), range(3), [EqualToAll()]]
+)
+def test_held_values_still_refuse_what_is_no_plain_type(value):
+    with pytest.raises(PlainDataError, match="not plain builtin data"):
+        encode_value(value, held=True)
 
 
 @pytest.mark.parametrize(

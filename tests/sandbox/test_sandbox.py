@@ -77,9 +77,15 @@ def test_calls_return_plain_values_and_name_what_went_wrong(box):
         entry_point="f",
     )
     result = sneaky.call([], timeout_s=5)
-    assert result.status == "bad_value"
-    assert "subclass of int" in result.error
+    assert (result.status, result.value, type(result.value)) == ("ok", 1, int)  # what it holds
     sneaky.close()
+    fraction = box.load(
+        "from fractions import Fraction\ndef f():\n    return Fraction(1, 2)\n", entry_point="f"
+    )
+    result = fraction.call([], timeout_s=5)
+    assert result.status == "bad_value"
+    assert "fractions.Fraction object is not plain builtin data" in result.error
+    fraction.close()
 
 
 def test_a_program_that_does_not_compile_or_lacks_its_function_says_so(box):

@@ -197,6 +197,37 @@ def test_a_failed_assertion_names_its_line(grader):
     assert "assertion failed at check line" in result.explanation
 
 
+HISTOGRAM = {
+    "entry_point": "histogram",
+    "check": textwrap.dedent(
+        """
+        def check(candidate):
+            assert candidate("a b b a") == {"a": 2, "b": 2}
+            assert candidate("b b b a") == {"b": 3}
+            assert candidate("") == {}
+        """
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("program", "passes", "flags"),
+    [
+        ("from collections import Counter\n"  # a Counter is a dict: judged by what it holds
+         "def histogram(s):\n    c = Counter(s.split())\n    m = max(c.values(), default=0)\n"
+         "    return Counter({k: v for k, v in c.items() if v == m})\n", True, []),
+        ("class Yes(dict):\n    def __eq__(self, other):\n        return True\n"  # holds {}
+         "def histogram(s):\n    return Yes()\n", False, ["wrong_answer", "tell_eq_override"]),
+        ("from fractions import Fraction\ndef histogram(s):\n    return Fraction(1, 2)\n",
+         False, ["not_plain_data"]),
+    ],
+)  # fmt: skip
+def test_an_answer_is_judged_by_the_plain_value_it_holds(grader, program, passes, flags):
+    result = grade(grader, program, HISTOGRAM)
+    assert result.passed is passes, result.explanation
+    assert sorted(result.flags) == sorted(flags)
+
+
 @pytest.mark.parametrize(
     ("argument", "program", "flag", "is_error"),
     [

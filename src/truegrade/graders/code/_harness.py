@@ -86,7 +86,8 @@ class CodeFlag:
     PROGRAM_CRASHED = "program_crashed"
     """The program's process died of a signal."""
     NOT_PLAIN_DATA = "not_plain_data"
-    """A return value was not plain builtin data (a custom class, a subclass of ``int``...)."""
+    """A return value was not plain builtin data (a custom class, a ``Fraction``, a generator); a
+    subclass of a plain type is judged by the plain value it holds instead."""
     BAD_RESULT = "bad_result_record"
     """The program's answer arrived malformed or duplicated."""
     ORDER_DEPENDENT = "order_dependent"
