@@ -40,8 +40,8 @@ from truegrade.sandbox._zygote import (
     PlainDataError,
     decode_value,
     encode_value,
-    frame,
     landlock_abi,
+    request_frame,
 )
 
 __all__ = [
@@ -383,7 +383,7 @@ class CallStream:
         if problem is not None:
             self._queued.append(CallResult("sandbox_error", error=problem))
             return
-        request = frame(
+        request = request_frame(
             {"calls": [[encode_value(list(a)), encode_value(dict(k))] for a, k in calls]}
         )
         if program._channel is None:
@@ -1195,7 +1195,7 @@ class Sandbox:
             raise SandboxError("the sandbox is not running")
         deadline = time.monotonic() + wait_s
         try:
-            self._send(frame(header, blob), deadline)
+            self._send(request_frame(header, blob), deadline)
             reply = self._receive(deadline)
         except SandboxError:
             self._kill()
