@@ -1233,7 +1233,9 @@ class Sandbox:
             readable, _, _ = select.select([fd], [], [], left)
             if not readable:
                 continue
-            chunk = os.read(fd, 1 << 20)
+            # what is still missing, at least 64 KiB: a fixed 1 MiB read would map and unmap a
+            # fresh MiB for every small reply
+            chunk = os.read(fd, max(size - len(self._buffer), 1 << 16))
             if not chunk:
                 raise SandboxError("the sandbox exited unexpectedly")
             self._buffer += chunk
