@@ -247,14 +247,16 @@ _encode = _compact_encoder()
 def frame(header: dict[str, Any], blob: bytes = b"") -> bytes:
     """One message from the sandbox: two big-endian lengths, a JSON header, raw bytes (the
     harness reads what comes out of the sandbox as JSON, and nothing else)."""
-    head = _encode(header).encode("utf-8")
-    return _HEAD.pack(len(head), len(blob)) + head + blob
+    return _framed(_encode(header).encode("utf-8"), blob)
 
 
 def request_frame(header: dict[str, Any], blob: bytes = b"") -> bytes:
     """One message into the sandbox, from the harness: as ``frame``, the header in ``marshal``
     (the same interpreter reads it; only the trusted harness ever writes one)."""
-    head = marshal.dumps(header)
+    return _framed(marshal.dumps(header), blob)
+
+
+def _framed(head: bytes, blob: bytes) -> bytes:
     return _HEAD.pack(len(head), len(blob)) + head + blob
 
 
