@@ -2,16 +2,14 @@
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
-comma  := ,
+STAMP  := $(VENV)/.installed
 # The rm extra needs torch; the CPU build is all the tests use. Asking for it by version first
 # lets pip take a local CPU wheel (pip's find-links) when there is one, instead of resolving a
 # bare `torch` to a CUDA build of several GB (`make TORCH=torch` leaves the choice to pip).
 TORCH  ?= torch==2.13.0
 # The extras a new venv gets (CI adds the training frameworks: `make install EXTRAS=...,verl,trl`,
-# one resolution for all of them). The stamp names the extras, so asking for others installs
-# them into the venv that exists (`make clean` starts from nothing).
+# one resolution for all of them). A venv that exists keeps its packages: `make clean` first.
 EXTRAS ?= dev,rm,semantic,bench
-STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 # The system packages come first (scripts/system-deps.sh holds the list): installed when run as
 # root with apt, else one line naming them and the command to run, before anything is built.
