@@ -37,6 +37,17 @@ from truegrade.core._grader import (
     run_grader,
     run_grader_async,
 )
+from truegrade.core._presets import (
+    PRESET_NAMES,
+    PRESETS,
+    Preset,
+    apply_preset,
+    columns_of,
+    detect_preset,
+    gsm8k_final_answer,
+    last_boxed,
+    preset_named,
+)
 from truegrade.core._registry import (
     GraderFactory,
     grader_names,
@@ -44,9 +55,20 @@ from truegrade.core._registry import (
     read_config_file,
     register_grader,
 )
-from truegrade.core._sample import Content, Message, Sample, message_text, to_sample, to_samples
+from truegrade.core._sample import (
+    COLUMNS,
+    Content,
+    Message,
+    Sample,
+    message_text,
+    to_sample,
+    to_samples,
+)
 
 __all__ = [
+    "COLUMNS",
+    "PRESETS",
+    "PRESET_NAMES",
     "AllOf",
     "AsyncGrader",
     "BaseGrader",
@@ -61,20 +83,27 @@ __all__ = [
     "GraderFactory",
     "Message",
     "OutputError",
+    "Preset",
     "Sample",
     "SampleLike",
     "SpecError",
     "TruegradeError",
     "WeightedSum",
+    "apply_preset",
     "check_file",
+    "columns_of",
     "decode_utf8",
     "describe_validation_error",
+    "detect_preset",
     "grader_names",
+    "gsm8k_final_answer",
+    "last_boxed",
     "load_grader",
     "message_text",
     "open_file",
     "parse_json",
     "part_name",
+    "preset_named",
     "read_bytes",
     "read_config",
     "read_config_file",

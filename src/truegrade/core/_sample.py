@@ -12,6 +12,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from truegrade.core._errors import DataError
+from truegrade.core._presets import RESPONSE_COLUMNS, Preset, apply_preset
 
 __all__ = ["Content", "Message", "Sample", "message_text", "to_sample", "to_samples"]
 
@@ -21,7 +22,15 @@ Message = dict[str, Any]
 Content = Union[str, list[Message]]  # noqa: UP007 - a runtime alias must work on 3.10
 """Text, or a list of chat messages."""
 
-_ALIASES = {"answer": "reference", "tests": "reference"}
+COLUMNS = {
+    "reference": ("reference", "answer", "ground_truth", "solution", "tests"),
+    "prompt": ("prompt", "question", "problem"),
+    "response": RESPONSE_COLUMNS,
+}
+"""The columns each field is read from, the first present wins: one list for the CLI, the
+Python API, the reward server, TRL, verl and Ray. The others stay in ``metadata``."""
+
+_ALIASES = {column: target for target, columns in COLUMNS.items() for column in columns}
 _KNOWN = {"id", "prompt", "response", "reference", "label", "group", "metadata"}
 
 
@@ -107,29 +116,40 @@ class Sample(BaseModel):
         return _text_of(self.prompt, prefer_role=None)
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any], *, default_id: str | int | None = None) -> Sample:
-        """Build a sample from a data row, applying aliases and keeping unknown columns.
+    def from_row(
+        cls,
+        row: Mapping[str, Any],
+        *,
+        default_id: str | int | None = None,
+        preset: str | Preset | None = "auto",
+    ) -> Sample:
+        """Build a sample from a data row, read by a preset, applying aliases and keeping
+        unknown columns.
 
-        ``answer`` and ``tests`` are aliases of ``reference``; unknown top-level columns are moved
-        into ``metadata`` so a bring-your-own reward function still sees them.
+        A published dataset's row is read by its preset (``auto``: detected from the columns of
+        a row without ``reference``; see ``truegrade.core.PRESETS``). Each field is read from the
+        first of its columns present (``COLUMNS``: ``answer``, ``ground_truth``, ``solution``
+        and ``tests`` stand for ``reference``, ``question`` and ``problem`` for ``prompt``,
+        ``completion`` for ``response``); the rest, and every unknown column, land in
+        ``metadata`` so a bring-your-own reward function still sees them.
 
         Raises:
-            DataError: the row is not an object, or a field has the wrong type (the message names
-                the field).
+            DataError: the row is not an object, a preset that does not fit it, or a field has
+                the wrong type (the message names the field).
         """
         if not isinstance(row, Mapping):
             raise DataError(f"a row must be a JSON object, got {type(row).__name__}")
+        row = apply_preset(row, preset)
         fields: dict[str, Any] = {}
         metadata: dict[str, Any] = {}
         for name, value in row.items():
             target = _ALIASES.get(name, name)
-            if target in _KNOWN:
-                if target in fields and name != target:
-                    metadata[name] = value  # 'reference' given too: keep the alias as data
-                    continue
+            if target not in _KNOWN:
+                metadata[name] = value
+            elif name == target or _first_column(row, target) == name:
                 fields[target] = value
             else:
-                metadata[name] = value
+                metadata[name] = value  # an earlier column of the field is given: kept as data
         if "metadata" in fields:
             given = fields["metadata"]
             if given is not None and not isinstance(given, Mapping):
@@ -146,6 +166,14 @@ class Sample(BaseModel):
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"][:1]) or "row"
             raise DataError(f"field '{where}': {first['msg']}") from None
+
+
+def _first_column(row: Mapping[str, Any], target: str) -> str | None:
+    """The column ``target`` is read from: its own name when present, else the first alias
+    holding a value."""
+    if target in row:
+        return target
+    return next((c for c in COLUMNS[target] if row.get(c) is not None), None)
 
 
 def _content(message: Any) -> Any:

