@@ -93,7 +93,7 @@ def test_verl_parquet_rows_are_read_as_they_are(tmp_path):
 
 def test_openrlhf_rows_when_asked(tmp_path):
     path = write_jsonl(tmp_path / "o.jsonl", [{"input": "q", "label": "42", "output": "42"}])
-    [(_, sample)] = list(read_samples(path, fmt="openrlhf"))
+    [(_, sample)] = list(read_samples(path, preset="openrlhf"))
     assert (sample.prompt, sample.reference, sample.response, sample.label) == (
         "q",
         "42",

@@ -1,8 +1,7 @@
-"""Data in and out: readers for JSONL, JSON and Parquet (native, verl and OpenRLHF rows) and the
-one streaming, resumable results writer."""
+"""Data in and out: readers for JSONL, JSON, CSV and Parquet (native rows, and public datasets and
+trainers' rows read by their presets) and the one streaming, resumable results writer."""
 
 from truegrade.data._readers import (
-    FORMATS,
     BadRow,
     count_rows,
     get_field,
@@ -13,7 +12,6 @@ from truegrade.data._readers import (
 from truegrade.data._writer import ResultWriter, read_results
 
 __all__ = [
-    "FORMATS",
     "BadRow",
     "ResultWriter",
     "count_rows",

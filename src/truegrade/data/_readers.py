@@ -1,39 +1,49 @@
-"""Reading rows from JSONL, JSON and Parquet, including verl's and OpenRLHF's row formats.
+"""Reading rows from JSONL, JSON, CSV/TSV and Parquet, as public datasets publish them.
 
 Input files come from anywhere, so every row is checked and every problem names the file and the
 line (or Parquet row). Text is decoded strictly: a line that is not UTF-8 is reported, not
 guessed at. Readers stream; nothing loads a whole file into memory.
 
-Formats:
+A row is the native row (``id``, ``prompt``, ``response``, ``reference``, ``label``, ``group``,
+``metadata``; unknown columns go to ``metadata``) or a published dataset's row, read by its
+preset (``truegrade.core.PRESETS``: GSM8K, MATH, HumanEval, MBPP, IFEval, APPS, CodeContests,
+LiveCodeBench, chat ``messages``, verl, HealthBench, OpenRLHF), detected from the first row's
+columns or named. A ``responses`` column holding a list of texts (several rollouts of one
+prompt, as GRPO dumps them) expands into one sample per response, with ids ``ID#k`` and
+``group`` set to the row's id.
 
-* ``rows``: the native row format (``id``, ``prompt``, ``response``, ``reference`` (alias
-  ``answer``), ``label``, ``group``, ``metadata``); unknown columns go to ``metadata``.
-* ``verl``: ``data_source``, ``prompt`` (chat messages), ``reward_model: {style, ground_truth}``,
-  ``extra_info``; detected automatically.
-* ``healthbench``: HealthBench rows as published: ``prompt`` (chat messages), ``rubrics`` (the
-  reference: ``{criterion, points, tags}`` items), ``prompt_id`` (the id), ``example_tags``,
-  ``ideal_completions_data`` (its ideal completion becomes ``metadata.ideal``), ``completion``
-  (the response, when present); detected automatically.
-* ``openrlhf``: ``input`` (prompt), ``label`` (the reference: OpenRLHF's reward label is the gold
-  answer, not a human verdict), ``output``/``response``; only when asked for, since ``label`` means
-  something else natively.
-
-A ``responses`` column holding a list of texts (several rollouts of one prompt, as GRPO dumps
-them) expands into one sample per response, with ids ``ID#k`` and ``group`` set to the row's id.
+CSV and TSV cells are text: an empty cell is no value (except in the text columns, where it is
+the empty text), a ``label`` is read as a number or a boolean word, and the columns that hold
+structures in the published datasets (``test_list``, ``instruction_id_list``, ``kwargs``,
+``messages``, ...) are decoded from their JSON, or Python-literal, text.
 """
 
 from __future__ import annotations
 
+import ast
+import csv
+import io
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truegrade.core import DataError, Sample, check_file, decode_utf8, open_file, read_json
+from truegrade.core import (
+    DataError,
+    Preset,
+    Sample,
+    apply_preset,
+    check_file,
+    columns_of,
+    decode_utf8,
+    detect_preset,
+    open_file,
+    preset_named,
+    read_json,
+)
 
 __all__ = [
-    "FORMATS",
     "BadRow",
     "count_rows",
     "get_field",
@@ -41,8 +51,6 @@ __all__ = [
     "read_samples",
     "row_to_samples",
 ]
-
-FORMATS = ("auto", "rows", "verl", "healthbench", "openrlhf")
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,8 @@ def _kind(path: Path) -> str:
         return "parquet"
     if last == ".json":
         return "json"
+    if last in {".csv", ".tsv"}:
+        return last[1:]
     return "jsonl"
 
 
@@ -92,6 +102,9 @@ def read_rows(
         return
     if kind == "json":
         yield from _json_array_rows(p, on_bad_row, what)
+        return
+    if kind in ("csv", "tsv"):
+        yield from _csv_rows(p, on_bad_row, what, "\t" if kind == "tsv" else ",")
         return
     yield from _jsonl_rows(p, on_bad_row, what)
 
@@ -151,6 +164,97 @@ def _json_array_rows(
         yield number, row
 
 
+_TEXT_CELLS = frozenset({"prompt", "response", "completion", "question", "problem", "text"})
+"""CSV columns where an empty cell is the empty text (an empty response is graded), not no
+value."""
+_STRUCTURE_CELLS = frozenset(
+    {
+        "responses",
+        "metadata",
+        "messages",
+        "reward_model",
+        "extra_info",
+        "rubrics",
+        "test_list",
+        "challenge_test_list",
+        "test_imports",
+        "instruction_id_list",
+        "kwargs",
+        "base_input",
+        "plus_input",
+    }
+)
+"""CSV columns that hold lists or objects in the published datasets, decoded from their text."""
+_LONGEST_CELL = 10_000_000
+
+
+def _structure(text: str) -> Any:
+    """A CSV cell holding a list or an object: JSON, or the Python literal pandas writes for a
+    list column (``['a', 'b']``). ``literal_eval`` reads literals only, never runs code."""
+    if not text or text[0] not in "[{" or len(text) > _LONGEST_CELL:
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+
+
+def _csv_cell(column: str, text: str) -> Any:
+    if text == "":
+        return "" if column in _TEXT_CELLS else None
+    if column in _STRUCTURE_CELLS:
+        return _structure(text)
+    if column == "label":
+        try:
+            return float(text)
+        except ValueError:
+            return text  # true / false / pass ...: the sample reads the words
+    return text
+
+
+def _csv_rows(
+    path: Path, on_bad_row: Callable[[BadRow], None] | None, what: str, delimiter: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open_file(path, what, gz=True) as handle:
+        try:
+            text = io.TextIOWrapper(handle, encoding="utf-8", errors="strict", newline="")
+            reader = csv.reader(text, delimiter=delimiter)
+            header = next(reader, None)
+            if header is None:
+                return
+            if len(set(header)) != len(header) or not all(header):
+                raise DataError(
+                    f"{what}: the header has empty or repeated column names", path=str(path), line=1
+                )
+            for cells in reader:
+                number = reader.line_num
+                if not any(cells):
+                    continue
+                if len(cells) != len(header):
+                    _bad(path, number, f"{len(cells)} cells for {len(header)} columns", on_bad_row)
+                    continue
+                yield (
+                    number,
+                    {
+                        c: v
+                        for c, v in (
+                            (c, _csv_cell(c, t)) for c, t in zip(header, cells, strict=True)
+                        )
+                        if v is not None
+                    },
+                )
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{what} is not UTF-8 text ({exc.reason})", path=str(path)) from None
+        except csv.Error as exc:
+            raise DataError(f"{what} is not readable CSV: {exc}", path=str(path)) from None
+        except OSError as exc:
+            raise DataError(f"{what} cannot be read: {exc}", path=str(path)) from None
+
+
 def _parquet_rows(path: Path, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         import pyarrow.parquet as pq
@@ -187,8 +291,8 @@ def count_rows(path: str | Path) -> int | None:
 
             with open_file(p, "data file") as handle:
                 return int(pq.ParquetFile(handle).metadata.num_rows)
-        if kind == "json":
-            return None
+        if kind in ("json", "csv", "tsv"):
+            return None  # a quoted cell may hold line breaks: a line count is no row count
         with open_file(p, "data file", gz=True) as handle:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
     except Exception:
@@ -209,67 +313,23 @@ def get_field(row: Mapping[str, Any], path: str) -> Any:
     return value
 
 
-def _is_verl(row: Mapping[str, Any]) -> bool:
-    reward_model = row.get("reward_model")
-    return isinstance(reward_model, Mapping) and "ground_truth" in reward_model
-
-
-def _is_healthbench(row: Mapping[str, Any]) -> bool:
-    return isinstance(row.get("rubrics"), list) and "reference" not in row
-
-
-def _healthbench(row: dict[str, Any]) -> dict[str, Any]:
-    out = dict(row)
-    out["reference"] = out.pop("rubrics")
-    if "prompt_id" in out and "id" not in out:
-        out["id"] = out.pop("prompt_id")
-    if "completion" in out and "response" not in out:
-        out["response"] = out.pop("completion")
-    metadata = dict(out.pop("metadata", None) or {})
-    ideal = out.pop("ideal_completions_data", None)
-    if isinstance(ideal, Mapping):
-        if isinstance(ideal.get("ideal_completion"), str):
-            metadata["ideal"] = ideal["ideal_completion"]
-        metadata["ideal_completions_data"] = dict(ideal)
-    if "example_tags" in out:
-        metadata["example_tags"] = out.pop("example_tags")
-    out["metadata"] = metadata
-    return out
-
-
-def _normalise(
-    row: dict[str, Any], fmt: str, field_map: Mapping[str, str] | None
+def _with_fields(
+    row: Mapping[str, Any], data: dict[str, Any], field_map: Mapping[str, str] | None
 ) -> dict[str, Any]:
-    out = dict(row)
-    if fmt == "healthbench" or (fmt == "auto" and _is_healthbench(row)):
-        out = _healthbench(out)
-    elif fmt == "verl" or (fmt == "auto" and _is_verl(row)):
-        reward_model = out.pop("reward_model", None) or {}
-        if not isinstance(reward_model, Mapping):
-            raise DataError("verl row: 'reward_model' must be an object with 'ground_truth'")
-        out["reference"] = reward_model.get("ground_truth")
-        metadata = dict(out.pop("metadata", None) or {})
-        for key in ("data_source", "extra_info", "ability"):
-            if key in out:
-                metadata[key] = out.pop(key)
-        if "style" in reward_model:
-            metadata["reward_style"] = reward_model["style"]
-        out["metadata"] = metadata
-    elif fmt == "openrlhf":
-        if "input" in out:
-            out["prompt"] = out.pop("input")
-        if "label" in out:
-            out["reference"] = out.pop("label")
-        if "output" in out:
-            out["response"] = out.pop("output")
-    if field_map:
-        for target, source in field_map.items():
-            value = get_field(row, source)
-            if value is None:
-                raise DataError(f"field map {target}={source}: the row has no '{source}'")
-            if "." not in source and source != target:
-                out.pop(source, None)  # moved, not copied into metadata
-            out[target] = value
+    """``data`` with each ``--field OURS=THEIRS`` taken from the published row."""
+    if not field_map:
+        return data
+    out = dict(data)
+    for target, source in field_map.items():
+        value = get_field(row, source)
+        if value is None:
+            raise DataError(
+                f"--field {target}={source}: the row has no {source!r} "
+                f"(its columns: {columns_of(row)})"
+            )
+        if "." not in source and source != target:
+            out.pop(source, None)  # moved, not copied into metadata
+        out[target] = value
     return out
 
 
@@ -277,58 +337,94 @@ def row_to_samples(
     row: dict[str, Any],
     *,
     line: int,
-    fmt: str = "auto",
+    preset: str | Preset | None = "auto",
     field_map: Mapping[str, str] | None = None,
+    require: Sequence[str] = (),
 ) -> list[Sample]:
     """Turn one data row into samples (several when it carries a ``responses`` list).
 
+    Args:
+        row: The row as published.
+        line: Its line, the id of a row without one.
+        preset: How to read it: ``auto`` (detected from its columns), ``none`` (as it is), or a
+            preset's name (``gsm8k``, ``humaneval``, ...) or the preset itself.
+        field_map: ``{our_field: their_column}`` taken after the preset, dotted paths allowed.
+        require: Fields (``response``, ``reference``, ...) every sample must have: one missing
+            is an error that lists the row's columns.
+
     Raises:
-        DataError: a field has the wrong type; the message names it (the caller adds the file).
+        DataError: a field has the wrong type or is missing; the message names it (the caller
+            adds the file).
     """
-    if fmt not in FORMATS:
-        raise DataError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    data = _normalise(row, fmt, field_map)
+    data = _with_fields(row, apply_preset(row, preset), field_map)
     responses = data.pop("responses", None)
     if responses is None:
-        return [Sample.from_row(data, default_id=line)]
-    if not isinstance(responses, list) or not all(isinstance(r, (str, list)) for r in responses):
-        raise DataError("field 'responses' must be a list of responses")
-    base = data.get("id", line)
-    samples = []
-    for k, response in enumerate(responses):
-        one = {**data, "response": response, "id": f"{base}#{k}"}
-        one.setdefault("group", str(base))
-        samples.append(Sample.from_row(one, default_id=line))
+        samples = [Sample.from_row(data, default_id=line, preset=None)]
+    else:
+        if not isinstance(responses, list) or not all(
+            isinstance(r, (str, list)) for r in responses
+        ):
+            raise DataError("field 'responses' must be a list of responses")
+        base = data.get("id", line)
+        samples = []
+        for k, response in enumerate(responses):
+            one = {**data, "response": response, "id": f"{base}#{k}"}
+            one.setdefault("group", str(base))
+            samples.append(Sample.from_row(one, default_id=line, preset=None))
+    for name in require:
+        if any(getattr(s, name) is None for s in samples):
+            raise DataError(
+                f"the row has no {name!r} (its columns: {columns_of(row)}); name the column "
+                f"with --field {name}=COLUMN"
+            )
     return samples
 
 
 def read_samples(
     path: str | Path,
     *,
-    fmt: str = "auto",
+    preset: str | Preset | None = "auto",
     field_map: Mapping[str, str] | None = None,
     on_bad_row: Callable[[BadRow], None] | None = None,
+    on_preset: Callable[[Preset | None], None] | None = None,
+    require: Sequence[str] = (),
 ) -> Iterator[tuple[int, Sample]]:
     """Yield ``(line, sample)`` for every sample in a data file.
 
+    With ``preset="auto"`` the preset is detected once, from the first row, announced through
+    ``on_preset``, and every later row is read by it (a row it does not fit is a bad row), so a
+    file is never read two ways.
+
     Args:
-        path: JSONL (optionally gzipped), JSON array, or Parquet.
-        fmt: ``auto`` (native rows; verl and HealthBench detected), ``rows``, ``verl``,
-            ``healthbench`` or ``openrlhf``.
+        path: JSONL (optionally gzipped), JSON array, CSV/TSV, or Parquet.
+        preset: ``auto``, ``none``, or a preset (see ``truegrade.core.PRESETS``).
         field_map: ``{our_field: their_column}``, dotted paths allowed
             (``{"reference": "reward_model.ground_truth"}``).
         on_bad_row: Receives unreadable rows instead of an exception being raised.
+        on_preset: Told which preset the file is read by (None: its columns as they are).
+        require: Fields every sample must have (see ``row_to_samples``).
 
     Raises:
         DataError: naming the file and line of the first bad row (without ``on_bad_row``).
 
     Examples:
-        >>> for line, sample in read_samples("data.jsonl"):  # doctest: +SKIP
-        ...     print(line, sample.id)
+        >>> for line, sample in read_samples("gsm8k_test.jsonl"):  # doctest: +SKIP
+        ...     print(line, sample.reference)
     """
+    chosen: str | Preset | None = preset
+    decided = preset != "auto"
+    if decided and isinstance(preset, str):
+        chosen = preset_named(preset)
     for line, row in read_rows(path, on_bad_row=on_bad_row):
+        if not decided:
+            chosen = detect_preset(row)
+            decided = True
+            if on_preset is not None:
+                on_preset(chosen)
         try:
-            samples = row_to_samples(row, line=line, fmt=fmt, field_map=field_map)
+            samples = row_to_samples(
+                row, line=line, preset=chosen, field_map=field_map, require=require
+            )
         except DataError as exc:
             if on_bad_row is None:
                 raise DataError(exc.reason, path=str(path), line=line) from None
