@@ -181,19 +181,22 @@ def test_malformed_rows_stop_with_file_and_line_or_are_skipped(tmp_path):
     bad = [json.loads(x) for x in (tmp_path / "o.jsonl.bad-rows.jsonl").read_text().splitlines()]
     reasons = {b["line"]: b["error"] for b in bad}
     assert reasons[2].startswith("malformed JSON")
-    assert "field 'response' is missing" in reasons[3]
+    assert "the row has no 'response' (its columns: 'id', 'reference')" in reasons[3]
     assert "duplicate id 1 (first seen on line 1)" in reasons[4]
     assert reasons[5].startswith("row is not UTF-8")
 
 
-def test_missing_response_names_field_and_row(tmp_path):
+def test_missing_response_names_field_row_and_columns(tmp_path):
     data = write_rows(
         tmp_path / "d.jsonl",
-        [{"id": 1, "response": "x", "reference": "x"}, {"id": 2, "reference": "x"}],
+        [{"id": 1, "response": "x", "reference": "x"}, {"id": 2, "reference": "x", "gen": "x"}],
     )
     result = run("grade", str(data), "-g", "exact", cwd=tmp_path)
     assert result.returncode == 2
-    assert "d.jsonl:2: field 'response' is missing" in result.stderr
+    assert "d.jsonl:2: the row has no 'response' (its columns: 'id', 'reference', 'gen')" in (
+        result.stderr
+    )
+    assert "--field response=COLUMN" in result.stderr
 
 
 def test_huge_binary_and_control_character_responses_are_graded_or_rejected(tmp_path):

@@ -13,10 +13,11 @@ from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_att
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
-    FormatOption,
+    FieldOption,
     GraderOptions,
     LimitOption,
     OutOption,
+    PresetOption,
     QuietOption,
     RayAddressOption,
     TimeoutOption,
@@ -181,7 +182,8 @@ def attack_command(
     timeout_s: TimeoutOption = None,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
-    fmt: FormatOption = "auto",
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
     out: OutOption = None,
     list_attacks: Annotated[
         bool, typer.Option("--list", help="List the attack library and exit.")
@@ -214,7 +216,9 @@ def attack_command(
         attacker_endpoint, attacker_model, attacker_key_env, attacker_candidates, budget=budget
     )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
-    items = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
+    items = load_rows(
+        data, preset=preset, fields=field, limit=limit, require=references_needed(the_grader)
+    )
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("attacking", total=None)
         try:

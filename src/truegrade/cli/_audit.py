@@ -13,10 +13,11 @@ from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
-    FormatOption,
+    FieldOption,
     GraderOptions,
     LimitOption,
     OutOption,
+    PresetOption,
     QuietOption,
     RayAddressOption,
     ThresholdOption,
@@ -124,7 +125,8 @@ def audit_command(
     timeout_s: TimeoutOption = None,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
-    fmt: FormatOption = "auto",
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
     out: OutOption = None,
     md: Annotated[
         Path | None, typer.Option(callback=output_path, help="Write the flagged items as Markdown.")
@@ -138,10 +140,14 @@ def audit_command(
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
-    rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
+    rows = load_rows(
+        data, preset=preset, fields=field, limit=limit, require=references_needed(the_grader)
+    )
     # a training row is there to be matched by its prompt: one without is an error, not a skip
     training = (
-        None if against is None else load_rows(against, fmt=fmt, limit=None, require=("prompt",))
+        None
+        if against is None
+        else load_rows(against, preset="auto", limit=None, require=("prompt",))
     )
     model: bool | str = str(semantic_model) if semantic_model is not None else semantic
     with progress_bar(enabled=not quiet) as bar, user_errors():

@@ -22,9 +22,10 @@ from truegrade.cli._audit import parse_checks
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
-    FormatOption,
+    FieldOption,
     GraderOptions,
     LimitOption,
+    PresetOption,
     RayAddressOption,
     ThresholdOption,
     TimeoutOption,
@@ -83,7 +84,8 @@ def card_command(
     timeout_s: TimeoutOption = None,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
-    fmt: FormatOption = "auto",
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
 ) -> None:
     """Build a grader card: validity, exploitability, item soundness and a verdict."""
     from truegrade.card import build_card, write_card
@@ -98,7 +100,9 @@ def card_command(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     the_oracle = load_oracle(oracle)
-    rows = load_rows(data, fmt=fmt, limit=limit, require=references_needed(the_grader))
+    rows = load_rows(
+        data, preset=preset, fields=field, limit=limit, require=references_needed(the_grader)
+    )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     try:
         card = build_card(

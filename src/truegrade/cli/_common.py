@@ -22,23 +22,26 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from truegrade.core import DataError, Grader, Sample, TruegradeError
-from truegrade.data import FORMATS, read_samples
+from truegrade.core import PRESET_NAMES, Grader, Preset, Sample, TruegradeError
+from truegrade.data import read_samples
 
 __all__ = [
     "SPEC",
     "BackendOption",
-    "FormatOption",
+    "FieldOption",
     "GraderOptions",
     "LimitOption",
     "OutOption",
+    "PresetOption",
     "QuietOption",
     "RayAddressOption",
     "ThresholdOption",
     "TimeoutOption",
     "WorkersOption",
+    "announce_preset",
     "err_console",
     "fail",
+    "field_map",
     "load_rows",
     "out_console",
     "output_path",
@@ -151,7 +154,26 @@ TimeoutOption = Annotated[
     float | None,
     typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
 ]
-FormatOption = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
+PresetOption = Annotated[
+    str,
+    typer.Option(
+        "--preset",
+        "--format",
+        metavar="PRESET",
+        help="How rows are read: auto (a public dataset's shape is detected from the columns "
+        "and said in one line), none (the columns as they are), or one of "
+        f"{', '.join(PRESET_NAMES[2:])}. See `truegrade graders`.",
+    ),
+]
+FieldOption = Annotated[
+    list[str],
+    typer.Option(
+        "--field",
+        metavar="OURS=THEIRS",
+        help="Read a field from a column: reference=gold, response=output (repeatable; "
+        "dotted paths such as reward_model.ground_truth ok).",
+    ),
+]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 LimitOption = Annotated[int | None, typer.Option(help="Use only the first N rows.", min=1)]
 OutOption = Annotated[
@@ -162,20 +184,57 @@ ThresholdOption = Annotated[
 ]
 
 
+def field_map(fields: Sequence[str]) -> dict[str, str]:
+    """``--field OURS=THEIRS`` options as a mapping, or exit naming the bad one."""
+    pairs = parse_pairs(fields, "--field")
+    known = {"id", "prompt", "response", "reference", "label", "group"}
+    for ours in pairs:
+        if ours not in known and not ours.startswith("metadata."):
+            fail(f"--field {ours}=...: the field must be one of {', '.join(sorted(known))}")
+    return {k: str(v) for k, v in pairs.items()}
+
+
+def announce_preset(data: Path) -> Callable[[Preset | None], None]:
+    """What a reader calls once it has detected a file's preset: one line on stderr saying how
+    the file is read, so a dataset is never read a way the user did not see."""
+
+    def say(preset: Preset | None) -> None:
+        if preset is not None:
+            err_console.print(
+                f"reading {escape(data.name)} as {escape(preset.describe())} "
+                "(--preset none reads the columns as they are)",
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    return say
+
+
 def load_rows(
-    data: Path, *, fmt: str, limit: int | None, require: Sequence[str] = ()
+    data: Path,
+    *,
+    preset: str,
+    limit: int | None,
+    require: Sequence[str] = (),
+    fields: Sequence[str] = (),
 ) -> list[Sample]:
     """Read the samples of a data file (the first ``limit``), or exit with a clear message.
 
-    ``require`` names sample fields (``reference``, ``response``, ...) every row must have: a row
-    the command cannot use is an error naming its line, not an item silently skipped.
+    ``preset`` says how rows are read (``auto`` detects a published dataset's shape and says so
+    in one line), ``fields`` are ``--field`` options. ``require`` names sample fields
+    (``reference``, ``response``, ...) every row must have: a row the command cannot use is an
+    error naming its line and its columns, not an item silently skipped.
     """
     rows: list[Sample] = []
+    mapping = field_map(fields)
     with user_errors():
-        for line, sample in read_samples(data, fmt=fmt):
-            for name in require:
-                if getattr(sample, name) is None:
-                    raise DataError(f"row has no field {name!r}", path=str(data), line=line)
+        for _, sample in read_samples(
+            data,
+            preset=preset,
+            field_map=mapping or None,
+            on_preset=announce_preset(data),
+            require=require,
+        ):
             rows.append(sample)
             if limit is not None and len(rows) >= limit:
                 break

@@ -13,14 +13,17 @@ from rich.table import Table
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
-    FormatOption,
+    FieldOption,
     GraderOptions,
+    PresetOption,
     QuietOption,
     RayAddressOption,
     TimeoutOption,
     WorkersOption,
+    announce_preset,
     err_console,
     fail,
+    field_map,
     out_console,
     output_path,
     parse_pairs,
@@ -28,7 +31,7 @@ from truegrade.cli._common import (
     user_errors,
 )
 from truegrade.core import DataError, Grader, Sample, check_file, load_grader, run_grader
-from truegrade.data import FORMATS, BadRow, ResultWriter, count_rows, read_results, read_samples
+from truegrade.data import BadRow, ResultWriter, count_rows, read_results, read_samples
 from truegrade.exec import configure_default_engine
 from truegrade.graders import set_timeout
 from truegrade.stats import GradeSummary, summarize
@@ -141,14 +144,8 @@ def grade_command(
     skip_bad_rows: Annotated[
         bool, typer.Option(help="Record malformed rows in OUT.bad-rows.jsonl and go on.")
     ] = False,
-    fmt: FormatOption = "auto",
-    field: Annotated[
-        list[str],
-        typer.Option(
-            "--field",
-            help="Map a field to a column: response=output (repeatable; dotted paths ok).",
-        ),
-    ] = [],
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
     batch_size: Annotated[
         int,
         typer.Option(
@@ -171,9 +168,7 @@ def grade_command(
     """Grade every row of DATA and stream one result per row to --out."""
     if resume and overwrite:
         fail("--resume and --overwrite contradict each other; pick one")
-    if fmt not in FORMATS:
-        fail(f"--format must be one of {', '.join(FORMATS)}")
-    field_map = {k: str(v) for k, v in parse_pairs(field, "--field").items()}
+    mapping = field_map(field)
     the_grader = load_cli_grader(
         grader,
         option,
@@ -202,8 +197,8 @@ def grade_command(
                     data,
                     the_grader,
                     writer,
-                    fmt=fmt,
-                    field_map=field_map,
+                    preset=preset,
+                    field_map=mapping,
                     limit=limit,
                     sizer=BatchSizer(batch_size, smallest=getattr(the_grader, "min_batch", 1)),
                     on_bad=on_bad,
@@ -278,7 +273,7 @@ def _grade_rows(
     grader: Grader,
     writer: ResultWriter,
     *,
-    fmt: str,
+    preset: str,
     field_map: dict[str, str],
     limit: int | None,
     sizer: BatchSizer,
@@ -299,7 +294,14 @@ def _grade_rows(
         advance(len(batch))
         batch.clear()
 
-    samples: Any = read_samples(data, fmt=fmt, field_map=field_map or None, on_bad_row=on_bad)
+    samples: Any = read_samples(
+        data,
+        preset=preset,
+        field_map=field_map or None,
+        on_bad_row=on_bad,
+        on_preset=announce_preset(data),
+        require=("response",),
+    )
     for line, sample in samples:
         if line not in lines_seen:
             if limit is not None and len(lines_seen) >= limit:
@@ -313,12 +315,6 @@ def _grade_rows(
             on_bad(BadRow(str(data), line, problem))
             continue
         first_line[key] = line
-        if sample.response is None:
-            problem = "field 'response' is missing (the response to grade)"
-            if on_bad is None:
-                raise DataError(problem, path=str(data), line=line)
-            on_bad(BadRow(str(data), line, problem))
-            continue
         groups[key] = sample.group
         if key in writer.done:
             advance(1)

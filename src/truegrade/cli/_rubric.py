@@ -11,8 +11,9 @@ from rich.table import Table
 
 from truegrade.cli._common import (
     SPEC,
-    FormatOption,
+    FieldOption,
     GraderOptions,
+    PresetOption,
     err_console,
     fail,
     load_rows,
@@ -81,7 +82,7 @@ def _grader(
     return grader
 
 
-def _sources(path: Path, fmt: str) -> list[RubricSource]:
+def _sources(path: Path, preset: str, field: list[str]) -> list[RubricSource]:
     """One shared rubric (a YAML/JSON rubric file) or each row's own (a data file)."""
     if path.suffix in (".yaml", ".yml"):
         with user_errors():
@@ -95,7 +96,7 @@ def _sources(path: Path, fmt: str) -> list[RubricSource]:
             with user_errors():
                 return [RubricSource(path.name, parse_rubric(data, where=str(path)))]
     sources: dict[str, RubricSource] = {}
-    for sample in load_rows(path, fmt=fmt, limit=None):
+    for sample in load_rows(path, preset=preset, fields=field, limit=None):
         name = sample.group or str(sample.id)
         if name in sources:
             continue
@@ -152,7 +153,8 @@ def lint_command(
     fail_on: Annotated[
         str, typer.Option(help="Exit 1 on findings of this severity: error, warning or never.")
     ] = "error",
-    fmt: FormatOption = "auto",
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
     out: Annotated[
         Path | None, typer.Option(callback=output_path, help="Write the findings (JSON).")
     ] = None,
@@ -161,7 +163,7 @@ def lint_command(
     (no negative criteria where harm is possible), or never/always met."""
     if fail_on not in ("error", "warning", "never"):
         fail("--fail-on is error, warning or never")
-    sources = _sources(rubric, fmt)
+    sources = _sources(rubric, preset, field)
     grader = _grader(spec, judge_endpoint, judge_model, option)
     judged = sum(1 for s in sources for i in s.rubric.items if i.judged)
     if grader is None and judged:
@@ -170,7 +172,7 @@ def lint_command(
             "(--judge-endpoint/--judge-model or --spec): they are not probed for keyword gaming"
         )
     rows = (
-        load_rows(exemplars, fmt=fmt, limit=None, require=("response",))
+        load_rows(exemplars, preset=preset, fields=field, limit=None, require=("response",))
         if exemplars is not None
         else []
     )
@@ -304,7 +306,8 @@ def score_command(
             "several responses to one prompt count as one prompt."
         ),
     ] = None,
-    fmt: FormatOption = "auto",
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
     out: Annotated[
         Path | None, typer.Option(callback=output_path, help="Write the summary (JSON).")
     ] = None,
@@ -327,7 +330,7 @@ def score_command(
     if data is not None:
         group_of = {
             row.key: row.group if row.group is not None else row.key
-            for row in load_rows(data, fmt=fmt, limit=None)
+            for row in load_rows(data, preset=preset, fields=field, limit=None)
         }
         missing = [str(r["id"]) for r in records if str(r["id"]) not in group_of]
         if missing:

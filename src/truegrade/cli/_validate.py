@@ -14,10 +14,11 @@ from rich.table import Table
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
-    FormatOption,
+    FieldOption,
     GraderOptions,
     LimitOption,
     OutOption,
+    PresetOption,
     QuietOption,
     RayAddressOption,
     ThresholdOption,
@@ -206,7 +207,8 @@ def validate_command(
     timeout_s: TimeoutOption = None,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
-    fmt: FormatOption = "auto",
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
     out: OutOption = None,
     show: Annotated[int, typer.Option(help="Disagreeing items to print.", min=0)] = 10,
     pairwise: Annotated[
@@ -223,7 +225,7 @@ def validate_command(
     preferences (pairwise accuracy)."""
     if (grader is None) == (scores is None):
         fail("give exactly one of --grader (grade now) or --scores (grades already computed)")
-    samples = load_rows(data, fmt=fmt, limit=limit)
+    samples = load_rows(data, preset=preset, fields=field, limit=limit)
     labelled = [s for s in samples if s.label is not None]
     if pairwise or (not labelled and any(is_preference_row(s) for s in samples)):
         if grader is None:
@@ -273,10 +275,10 @@ def validate_command(
         labelled, grades, grader=spec, threshold=threshold, label_threshold=label_threshold, by=by
     )
     report.unlabelled = len(samples) - len(labelled)
-    for field in by:
-        if set(report.slices.get(field, {})) == {"(missing)"}:
+    for column in by:
+        if set(report.slices.get(column, {})) == {"(missing)"}:
             err_console.print(
-                f"[yellow]warning:[/] no labelled row has {field!r}: every row is in the "
+                f"[yellow]warning:[/] no labelled row has {column!r}: every row is in the "
                 "'(missing)' slice (a typo in --by?)",
                 highlight=False,
             )
