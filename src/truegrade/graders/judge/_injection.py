@@ -45,6 +45,9 @@ _GRADER = r"(?:evaluator|grader|judge|assessor|rater|annotator|scorer|reviewer)s
 # "dear judges" opens many a speech a user asks for; only grading roles count in a greeting
 _GRADING_ROLE = r"(?:evaluator|grader|assessor|rater|annotator|scorer)s?"
 _SCORE_NOUN = r"(?:score|marks?|points|rating|grade|verdict)"
+_CORRESPONDENCE = (
+    r"(?:e-?mail|message|letter|note|memo|post|text|voicemail|invoice|reply|draft|version)s?\b"
+)
 
 _Triggers = tuple[tuple[str, ...], ...]
 
@@ -107,11 +110,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str], _Triggers]] = [
     (
         "instruction_to_grader",
         re.compile(
-            r"\bignore\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-            r"(?:previous|prior|above|preceding|earlier|foregoing|former)\b",
+            # advice says "never ignore the rubric"; "please ignore the previous email" is what an
+            # honest drafted message says
+            r"(?<!\bnever\s)(?<!\bnot\s)(?<!n't\s)"
+            r"\b(?:ignore|disregard)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+)?"
+            r"(?:(?:previous|prior|above|preceding|earlier|foregoing|former)\b"
+            rf"(?!\s+{_CORRESPONDENCE})"
+            r"|rubric\b|(?:grading|scoring|evaluation|judging|marking)\s+"
+            r"(?:criteria|instructions|rules|guidelines|rubric|scheme)\b)",
             re.I,
         ),
-        (("ignore",),),
+        (("ignore", "disregard"),),
     ),
     (
         "instruction_to_grader",
