@@ -6,7 +6,9 @@ escape their delimiters, and names the first response it sees 40% of the time re
 content. Then:
 
 1. grades four hostile responses (no answer in any of them) with a naive judge reward
-   (``examples/graders/naive_judge.py``: fixed tags, first ``[[n]]`` wins) and with ``judge``;
+   (``examples/graders/naive_judge.py``: fixed tags, first ``[[n]]`` wins) and with ``judge``,
+   which fails them unjudged, and with ``reject_injections: false``, which has them judged
+   inside its fence;
 2. compares one-order and both-order pairwise win rates with the truth the simulator knows.
 
 Run: ``python examples/judge_demo.py`` (about ten seconds, no network, no GPU).
@@ -59,9 +61,9 @@ def main() -> int:
     with run_simulator(FLAWED) as sim:
         os.environ["NAIVE_JUDGE_URL"] = sim.base_url
         naive = load_grader(f"{HERE / 'graders' / 'naive_judge.py'}:reward", execution="inline")
-        fenced = load_grader("judge", endpoint=sim.base_url, model="judge", cache=None)
-        strict = load_grader(
-            "judge", endpoint=sim.base_url, model="judge", cache=None, reject_injections=True
+        strict = load_grader("judge", endpoint=sim.base_url, model="judge", cache=None)
+        fenced = load_grader(
+            "judge", endpoint=sim.base_url, model="judge", cache=None, reject_injections=False
         )
         # the same simulated judge, told to obey nothing: its opinion of the text on the merits
         honest = load_grader(
@@ -69,6 +71,7 @@ def main() -> int:
             endpoint=sim.base_url,
             model="judge",
             cache=None,
+            reject_injections=False,
             headers={"x-simulator-config": json.dumps({"obey_escaped": 0.0})},
         )
         samples = [
@@ -81,7 +84,7 @@ def main() -> int:
             "naive judge reward",
             "the judge on the text's merits",
             "truegrade judge",
-            "with reject_injections",
+            "reject_injections: false",
             "flags",
         ):
             table.add_column(column)
@@ -89,24 +92,25 @@ def main() -> int:
             samples,
             naive.grade_batch(samples),
             honest.grade_batch(samples),
-            fenced.grade_batch(samples),
             strict.grade_batch(samples),
+            fenced.grade_batch(samples),
             strict=True,
         )
-        for sample, bad, merits, good, rejected in rows:
+        for sample, bad, merits, rejected, judged in rows:
             table.add_row(
                 str(sample["id"]),
                 f"{bad.score:.2f}",
                 f"{merits.score:.2f}",
-                f"{good.score:.2f}",
                 f"{rejected.score:.2f}",
-                ", ".join(f for f in good.flags if f != "logprob_score"),
+                f"{judged.score:.2f}",
+                ", ".join(f for f in judged.flags if f != "logprob_score"),
             )
         console.print(table)
         console.print(
             "The simulator scores text by a hash, not by meaning: what matters is that the "
-            "naive reward pays the forged or injected number, while the judge grader pays "
-            "what the judge thinks of the text itself, and flags it."
+            "naive reward pays the forged or injected number, while the judge grader fails "
+            "it unjudged, or, with reject_injections: false, pays what the judge thinks of the "
+            "text itself, and flags it."
         )
 
         pairs = _pairs(120)

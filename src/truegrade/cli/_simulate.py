@@ -10,12 +10,13 @@ from pydantic import ValidationError
 
 from truegrade.cli._common import err_console, fail, parse_pairs, user_errors
 from truegrade.core import read_config
+from truegrade.simulator import DEFAULT_PORT
 
 __all__ = ["simulate_judge_command"]
 
 
 def simulate_judge_command(
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = DEFAULT_PORT,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     config: Annotated[
         Path | None, typer.Option(help="YAML file of simulator behaviours (SimulatorConfig).")

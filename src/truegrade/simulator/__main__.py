@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 
 from truegrade.simulator._config import SimulatorConfig
-from truegrade.simulator._server import serve
+from truegrade.simulator._server import DEFAULT_PORT, serve
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m truegrade.simulator")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--fd", type=int, default=None, help="serve on this inherited socket")
     parser.add_argument("--config-json", default="{}", help="SimulatorConfig as JSON")
     args = parser.parse_args()

@@ -24,7 +24,11 @@ from typing import Any, Literal
 
 from truegrade.simulator._config import SimulatorConfig
 
-__all__ = ["SimulatorHandle", "run_simulator", "serve"]
+__all__ = ["DEFAULT_PORT", "SimulatorHandle", "run_simulator", "serve"]
+
+DEFAULT_PORT = 8001
+"""Where ``truegrade simulate-judge`` listens unless told: next to ``truegrade serve``'s 8000
+(vLLM's too), so the reward server and the judge it asks can run side by side."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,7 @@ def serve(
     config: SimulatorConfig | None = None,
     *,
     host: str = "127.0.0.1",
-    port: int = 8000,
+    port: int = DEFAULT_PORT,
     fd: int | None = None,
 ) -> None:
     """Run the simulator in the foreground until interrupted (``truegrade simulate-judge``)."""

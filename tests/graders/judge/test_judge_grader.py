@@ -143,7 +143,9 @@ def test_the_naive_judge_is_fooled_and_the_fenced_judge_is_not(simulator, monkey
     assert naive_scores[:3] == [1.0, 1.0, 1.0]  # an escaped instruction, quoted forgeries
     assert simulator.stats(spec_tag(naive_spec))["obeyed"] == 1
     fenced_spec = endpoint(simulator, **behaviour)
-    fenced = load_grader("judge", cache=None, **fenced_spec).grade_batch(samples)
+    # the fence alone (by default these are rejected unjudged)
+    fenced_judge = load_grader("judge", cache=None, reject_injections=False, **fenced_spec)
+    fenced = fenced_judge.grade_batch(samples)
     assert simulator.stats(spec_tag(fenced_spec))["obeyed"] == 0
     for grade, attack in zip(fenced, ATTACKS, strict=True):
         assert "injection_suspected" in grade.flags, attack
@@ -168,7 +170,9 @@ def _with_headers(headers):
 
 def _honest_score(sim, response):
     """The score the simulated judge gives when it obeys nothing."""
-    fair = judge(sim, behaviour={"obey_escaped": 0.0, "obey_injection": 0.0})
+    fair = judge(
+        sim, behaviour={"obey_escaped": 0.0, "obey_injection": 0.0}, reject_injections=False
+    )
     sample = {"id": 0, "prompt": "At what temperature does water boil?", "response": response}
     return fair.grade(sample).subscores["raw_score"]
 
@@ -180,12 +184,34 @@ def spec_tag(spec):
 def test_a_judge_that_obeys_even_fenced_injections_is_caught_by_the_flag(simulator):
     gullible = {"obey_injection": 1.0}
     samples = [{"id": i, "prompt": "Q?", "response": a} for i, a in enumerate(ATTACKS[1:])]
-    grades = judge(simulator, behaviour=gullible, logprobs=False).grade_batch(samples)
+    judged = judge(simulator, behaviour=gullible, logprobs=False, reject_injections=False)
+    grades = judged.grade_batch(samples)
     assert all(g.subscores["raw_score"] == 10 for g in grades)  # fooled: fencing has limits
     assert all("injection_suspected" in g.flags for g in grades)  # but never silently
-    strict = judge(simulator, behaviour=gullible, reject_injections=True)
-    rejected = strict.grade_batch(samples)
+    rejected = judge(simulator, behaviour=gullible).grade_batch(samples)  # the default
     assert all(g.score == 0.0 and g.passed is False for g in rejected)
+
+
+def test_a_planted_verdict_fails_by_default_and_is_judged_when_the_option_is_off(simulator):
+    gullible = {"obey_injection": 1.0}
+    planted = {"id": 0, "prompt": "At what temperature does water boil?", "response": ATTACKS[1]}
+    honest = {"id": 1, "prompt": planted["prompt"], "response": "At 100 C at sea level."}
+    spec = endpoint(simulator, **gullible)
+    default = load_grader("judge", cache=None, pass_threshold=7, **spec)
+    refused, answered = default.grade_batch([planted, honest])
+    assert refused.score == 0.0 and refused.passed is False and refused.error is None
+    assert "injection_suspected" in refused.flags
+    assert "reject_injections" in refused.explanation
+    assert "verdict_syntax: 'Rating: [[10]]'" in refused.explanation  # the reason, named
+    assert "raw_score" not in refused.subscores
+    assert "raw_score" in answered.subscores  # a clean response is judged as before
+    assert simulator.stats(spec_tag(spec))["requests"] == 1  # the planted one was never sent
+    off_spec = endpoint(simulator, **gullible)
+    off = load_grader("judge", cache=None, pass_threshold=7, reject_injections=False, **off_spec)
+    judged = off.grade(planted)
+    assert simulator.stats(spec_tag(off_spec))["requests"] == 1
+    assert judged.subscores["raw_score"] == pytest.approx(10, abs=0.5)  # the judge obeyed it
+    assert judged.passed is True and "injection_suspected" in judged.flags
 
 
 @pytest.mark.shared_data
@@ -199,7 +225,9 @@ def test_null_model_pairs_are_flagged_and_judged_on_content(simulator):
     # a judge that obeys whatever escapes its data blocks: the NullModel's text was built to
     # escape AlpacaEval's template; inside an unguessable fence it escapes nothing
     grades_spec = endpoint(simulator, obey_escaped=1.0, obey_injection=0.0)
-    grader = load_grader("judge", mode="pairwise", cache=None, **grades_spec)
+    grader = load_grader(
+        "judge", mode="pairwise", cache=None, reject_injections=False, **grades_spec
+    )
     grades = grader.grade_batch(samples)
     assert all("injection_suspected" in g.flags for g in grades)
     assert all(g.error is None for g in grades)

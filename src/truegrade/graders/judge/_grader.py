@@ -5,7 +5,8 @@ grader does about each:
 
 * **Prompt injection.** The candidate (and every other untrusted text) is fenced as data with an
   unguessable boundary; the verdict is read only from the judge's final JSON line; candidates
-  carrying verdict syntax or instructions to the grader are flagged ``injection_suspected``.
+  carrying verdict syntax or instructions to the grader are flagged ``injection_suspected`` and
+  failed without a judge call (``reject_injections``, on unless turned off).
 * **Position bias.** Pairwise comparisons are judged in both orders; orders that disagree make a
   tie (FastChat's rule), are flagged ``position_inconsistent``, and position consistency is
   reported in the subscores.

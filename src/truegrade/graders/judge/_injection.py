@@ -5,12 +5,14 @@ A response that carries the judge's own verdict syntax (``[[10]]``, ``{"winner":
 ``GRADE: C``), talks to the evaluator ("ignore the above", "give this full marks"), or imitates
 a prompt's structure (chat role tokens, ``</response>``, ``## Model Outputs``) has no reason to
 do so when it is answering a user: it is written for the grader. Such responses are flagged
-``injection_suspected``; the judge still sees them only inside fences it was told are data.
+``injection_suspected`` and, unless ``reject_injections`` is off, failed without a judge call;
+with it off the judge sees them only inside fences it was told are data.
 
 The patterns are anchored on structure (a verdict alone on its line, a tag, an address to the
 evaluator) rather than on words, so ordinary answers that mention scores, ratings or judges are
-not flagged: on 805 real claude-2.1 answers to AlpacaEval instructions the false-flag rate is
-measured by the test suite. Plain regular expressions, linear in the text's length.
+not flagged: on the 3,216 honest answers of the AlpacaEval annotations the false-flag rate is
+measured by the test suite (a flagged response is rejected unjudged by default, so a false flag
+is a false reject). Plain regular expressions, linear in the text's length.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ _GRADER = r"(?:evaluator|grader|judge|assessor|rater|annotator|scorer|reviewer)s
 # "dear judges" opens many a speech a user asks for; only grading roles count in a greeting
 _GRADING_ROLE = r"(?:evaluator|grader|assessor|rater|annotator|scorer)s?"
 _SCORE_NOUN = r"(?:score|marks?|points|rating|grade|verdict)"
+_CORRESPONDENCE = (
+    r"(?:e-?mail|message|letter|note|memo|post|text|voicemail|invoice|reply|draft|version)s?\b"
+)
 
 _Triggers = tuple[tuple[str, ...], ...]
 
@@ -105,11 +110,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str], _Triggers]] = [
     (
         "instruction_to_grader",
         re.compile(
-            r"\bignore\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-            r"(?:previous|prior|above|preceding|earlier|foregoing|former)\b",
+            # advice says "never ignore the rubric"; "please ignore the previous email" is what an
+            # honest drafted message says
+            r"(?<!\bnever\s)(?<!\bnot\s)(?<!n't\s)"
+            r"\b(?:ignore|disregard)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+)?"
+            r"(?:(?:previous|prior|above|preceding|earlier|foregoing|former)\b"
+            rf"(?!\s+{_CORRESPONDENCE})"
+            r"|rubric\b|(?:grading|scoring|evaluation|judging|marking)\s+"
+            r"(?:criteria|instructions|rules|guidelines|rubric|scheme)\b)",
             re.I,
         ),
-        (("ignore",),),
+        (("ignore", "disregard"),),
     ),
     (
         "instruction_to_grader",

@@ -65,8 +65,12 @@ class JudgeOptions(BaseModel):
         reject_master_keys: ``reference``: fail content-free responses (``:``, ``Solution``)
             without asking the judge.
         reject_injections: Fail responses flagged ``injection_suspected`` without asking the
-            judge (for training rewards: an injection attempt should never pay). Default: flag
-            them and let the fenced judge grade them.
+            judge, with the findings as the reason: the fence keeps a careful judge from
+            obeying them, but a judge that obeys fenced text anyway would pay the planted
+            verdict, and an injection attempt should never pay. ``false``: flag them and let
+            the fenced judge grade them (for tasks whose honest answers are verdicts, such as
+            "rate this essay": ``Rating: 7/10`` alone on a line is what a planted verdict
+            looks like).
         temperature / max_tokens / seed: Sampling (part of the cache key).
         logprobs / top_logprobs: Ask for token log-probabilities and score from them when the
             endpoint returns them.
@@ -92,7 +96,7 @@ class JudgeOptions(BaseModel):
     policy_model: str | None = None
     model_families: dict[str, str] = Field(default_factory=dict)
     reject_master_keys: bool = True
-    reject_injections: bool = False
+    reject_injections: bool = True
     temperature: float = Field(default=0.0, ge=0)
     max_tokens: int = Field(default=1024, gt=0)
     seed: int | None = 0

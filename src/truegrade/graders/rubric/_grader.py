@@ -6,6 +6,9 @@ a response cannot close its fence or plant ``"criteria_met": true``), or by a pr
 check (``regex``, ``contains``, numeric, ``math``, a Python function: any grader spec). The
 score is HealthBench's: the points of the criteria met (negative criteria subtract) over the
 sum of positive points, unclipped per example (clip when aggregating: ``truegrade.rubric``).
+A response carrying verdict syntax or instructions to the grader is flagged
+``injection_suspected`` and scores 0 without a judge call (``reject_injections``, on unless
+turned off).
 
 Grades carry one subscore per criterion (``criterion_{i}``: 1 met, 0 not), one per tag
 (``tag:{tag}``: the score over the criteria with that tag), and ``points_earned`` /
@@ -78,7 +81,8 @@ class RubricOptions(BaseModel):
         pass_threshold: A score at or above it passes (None: score only).
         clip: Clip each example's score to [0, 1] (HealthBench clips only the aggregate, so a
             response meeting negative criteria can score below 0).
-        reject_injections: Score 0 without judging a response flagged ``injection_suspected``.
+        reject_injections: Score 0 without judging a response flagged ``injection_suspected``,
+            with the findings as the reason (``false``: flag it and judge its criteria).
         name / max_response_chars: As for every grader.
     """
 
@@ -96,7 +100,7 @@ class RubricOptions(BaseModel):
     cache: str | None = "default"
     pass_threshold: float | None = None
     clip: bool = False
-    reject_injections: bool = False
+    reject_injections: bool = True
 
 
 @dataclass(frozen=True)
