@@ -45,6 +45,10 @@ class Flag:
     """A composition gate failed and zeroed the score."""
     EXACT_MATCH = "exact_match"
     """The answer equals the reference after the configured normalisation."""
+    BAD_ROW = "bad_row"
+    """The row itself cannot be read (a field of the wrong type, a preset it does not fit)."""
+    BAD_REFERENCE = "bad_reference"
+    """The row's reference cannot be used as one (unreadable key, prose, a broken test spec)."""
 
 
 class Grade(BaseModel):

@@ -25,6 +25,7 @@ from truegrade.core import (
     BaseGrader,
     DataError,
     EngineError,
+    Flag,
     Grade,
     Sample,
     load_grader,
@@ -246,12 +247,12 @@ def _grade_records(grader: Any, records: list[dict[str, Any]]) -> list[Grade]:
         try:
             found = row_to_samples(_cells(row), line=i + 1)
         except DataError as exc:
-            bad[i] = Grade.failure(f"row {i + 1} of the batch: {exc}", "bad_row")
+            bad[i] = Grade.failure(f"row {i + 1} of the batch: {exc}", Flag.BAD_ROW)
             continue
         if len(found) != 1:
             bad[i] = Grade.failure(
                 f"row {i + 1} of the batch has a 'responses' list: give one response per row",
-                "bad_row",
+                Flag.BAD_ROW,
             )
             continue
         samples.extend(found)

@@ -19,11 +19,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from truegrade.core import Grade, Grader, Sample, load_grader, run_grader
+from truegrade.core import DataError, Flag, Grade, Grader, Sample, load_grader, run_grader
+from truegrade.integrations._plain import plain
 
 __all__ = ["TruegradeReward", "reward_func"]
 
-_REFERENCE_COLUMNS = ("reference", "answer", "solution", "ground_truth")
 _TRAINER_KEYS = {"trainer_state", "log_extra", "log_metric", "completion_ids", "environments"}
 
 
@@ -32,8 +32,10 @@ class TruegradeReward:
 
     Attributes:
         spec: The grader spec; the grader is rebuilt from it after unpickling.
-        reference_column: The dataset column holding the reference (default: the first of
-            ``reference``, ``answer``, ``solution``, ``ground_truth`` present).
+        reference_column: The dataset column holding the reference (default: the row is read as
+            every truegrade command reads it: a published dataset's preset when its columns say
+            which (GSM8K, MATH, HumanEval, MBPP, IFEval...), else the first of ``reference``,
+            ``answer``, ``ground_truth``, ``solution`` present).
         __name__: The name TRL logs the reward under.
     """
 
@@ -68,21 +70,24 @@ class TruegradeReward:
             self._grader = load_grader(self.spec, **self.options)
         return self._grader
 
-    def _references(self, columns: dict[str, Any], n: int) -> Sequence[Any]:
-        names = [self.reference_column] if self.reference_column else list(_REFERENCE_COLUMNS)
-        for name in names:
-            if name in columns:
-                values = columns[name]
-                if len(values) != n:
-                    raise ValueError(
-                        f"column {name!r} has {len(values)} values for {n} completions"
-                    )
-                return list(values)
-        if self.reference_column:
+    def _rows(self, columns: dict[str, Any], n: int) -> list[dict[str, Any]]:
+        """One row per completion from the dataset's columns (TRL passes each as a list)."""
+        if self.reference_column and self.reference_column not in columns:
             raise KeyError(
                 f"the dataset has no column {self.reference_column!r}; columns: {sorted(columns)}"
             )
-        return [None] * n
+        rows: list[dict[str, Any]] = [{} for _ in range(n)]
+        for name, values in columns.items():
+            if name in _TRAINER_KEYS or not isinstance(values, (list, tuple)):
+                continue
+            if len(values) != n:
+                raise ValueError(f"column {name!r} has {len(values)} values for {n} completions")
+            for row, value in zip(rows, values, strict=True):
+                row[name] = plain(value)
+        if self.reference_column:
+            for row in rows:
+                row["reference"] = row.pop(self.reference_column)
+        return rows
 
     def __call__(
         self,
@@ -98,23 +103,19 @@ class TruegradeReward:
         items = list(completions or [])
         n = len(items)
         asked = list(prompts) if prompts is not None else [None] * n
-        references = self._references(columns, n)
-        extra = {
-            k: v
-            for k, v in columns.items()
-            if k not in _TRAINER_KEYS and isinstance(v, (list, tuple)) and len(v) == n
-        }
-        samples = [
-            Sample(
-                id=i,
-                prompt=asked[i],
-                response=items[i],
-                reference=references[i],
-                metadata={k: v[i] for k, v in extra.items()},
-            )
-            for i in range(n)
-        ]
-        grades = run_grader(self.grader, samples) if samples else []
+        rows = self._rows(columns, n)
+        samples: list[Sample] = []
+        unreadable: dict[int, Grade] = {}
+        for i, row in enumerate(rows):
+            # the dataset's own 'prompt' column is TRL's prompts; the completion is the response
+            row.update({"id": i, "prompt": asked[i], "response": items[i]})
+            row.pop("completion", None)
+            try:
+                samples.append(Sample.from_row(row))
+            except DataError as exc:
+                unreadable[i] = Grade.failure(f"row {i}: {exc}", Flag.BAD_ROW)
+        graded = iter(run_grader(self.grader, samples) if samples else [])
+        grades = [unreadable[i] if i in unreadable else next(graded) for i in range(n)]
         self._log(grades, log_extra, log_metric)
         return [None if g.error is not None else g.score for g in grades]
 

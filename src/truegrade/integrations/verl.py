@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from truegrade.core import Flag, Grade, Grader, Sample, load_grader, run_grader
+from truegrade.core import DataError, Flag, Grade, Grader, Sample, load_grader, run_grader
 from truegrade.integrations._plain import plain
 
 __all__ = ["check_config", "compute_score", "compute_score_batch", "grader_for", "main"]
@@ -89,22 +89,50 @@ def _result(grade: Grade) -> dict[str, Any]:
 
 
 def _sample(i: int, data_source: Any, solution: str, truth: Any, extra: Any) -> Sample:
-    """One sample: ``ground_truth`` is the reference ("" or None: none), and the keys of an
-    ``extra_info`` mapping are the row's columns, as a graded row file has them (IFEval's
-    ``instruction_id_list`` and ``kwargs``, APPS's ``input_output``, a ``language``...); its
-    ``prompt`` (else ``question``) is the prompt, which the instructions defences read."""
+    """One sample, read as every truegrade command reads a row: ``ground_truth`` is the
+    reference ("" or None: none), and the keys of an ``extra_info`` mapping are the row's
+    columns (IFEval's ``instruction_id_list`` and ``kwargs``, APPS's ``input_output``, a
+    ``language``, a published dataset's columns, read by its preset); its ``prompt`` (else
+    ``question``) is the prompt, which the instructions defences read.
+
+    Raises:
+        DataError: the row cannot be read (the caller makes it an error grade).
+    """
     extra = plain(extra)
     truth = plain(truth)
-    metadata: dict[str, Any] = {}
-    prompt = None
+    row: dict[str, Any] = {}
     if isinstance(extra, dict):
-        metadata.update({str(k): v for k, v in extra.items()})
-        prompt = next((extra[k] for k in ("prompt", "question") if _is_prompt(extra.get(k))), None)
-    metadata["data_source"] = data_source
+        row.update({str(k): v for k, v in extra.items() if k not in ("id", "metadata")})
+        if not _is_prompt(row.get("prompt")):
+            row.pop("prompt", None)
+    if truth is not None and not (isinstance(truth, str) and not truth.strip()):
+        row["reference"] = truth
+    row.update({"id": i, "response": solution})
+    row.pop("completion", None)
+    sample = Sample.from_row(row)
+    sample.metadata["data_source"] = data_source
     if extra is not None:
-        metadata["extra_info"] = extra
-    reference = None if truth is None or (isinstance(truth, str) and not truth.strip()) else truth
-    return Sample(id=i, prompt=prompt, response=solution, reference=reference, metadata=metadata)
+        sample.metadata["extra_info"] = extra
+    return sample
+
+
+def _grades(
+    grader: Grader,
+    sources: Sequence[Any],
+    solutions: Sequence[str],
+    truths: Sequence[Any],
+    extras: Sequence[Any],
+) -> list[Grade]:
+    """The grades of a batch, in order; a row that cannot be read is an error grade of its own."""
+    samples: list[Sample] = []
+    unreadable: dict[int, Grade] = {}
+    for i, solution in enumerate(solutions):
+        try:
+            samples.append(_sample(i, sources[i], solution, truths[i], extras[i]))
+        except DataError as exc:
+            unreadable[i] = Grade.failure(f"row {i}: {exc}", Flag.BAD_ROW)
+    graded = iter(run_grader(grader, samples) if samples else [])
+    return [unreadable[i] if i in unreadable else next(graded) for i in range(len(solutions))]
 
 
 def _is_prompt(value: Any) -> bool:
@@ -133,8 +161,8 @@ def compute_score(
             "compute_score was called with a batch (solution_strs, ...): verl's BatchRewardManager "
             "needs custom_reward_function.name: compute_score_batch"
         )
-    [grade] = run_grader(
-        grader_for(grader), [_sample(0, data_source, solution_str, ground_truth, extra_info)]
+    [grade] = _grades(
+        grader_for(grader), [data_source], [solution_str], [ground_truth], [extra_info]
     )
     return _result(grade)
 
@@ -165,10 +193,8 @@ def compute_score_batch(
         raise ValueError(f"{len(ground_truths)} ground truths for {n} solutions")
     sources = list(data_sources) if data_sources is not None else [None] * n
     extras = list(extra_infos) if extra_infos is not None else [None] * n
-    samples = [
-        _sample(i, sources[i], solution_strs[i], ground_truths[i], extras[i]) for i in range(n)
-    ]
-    return [_result(g) for g in run_grader(grader_for(grader), samples)]
+    grades = _grades(grader_for(grader), sources, solution_strs, ground_truths, extras)
+    return [_result(g) for g in grades]
 
 
 def _plain(config: Any) -> dict[str, Any]:

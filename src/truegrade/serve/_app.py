@@ -242,7 +242,7 @@ def _rows_to_samples(rows: list[Any]) -> tuple[list[Sample], dict[int, Grade]]:
         try:
             samples.append(to_sample(row, default_id=i))
         except (DataError, TypeError) as exc:
-            bad[i] = Grade.failure(f"row {i}: {exc}", "bad_row")
+            bad[i] = Grade.failure(f"row {i}: {exc}", Flag.BAD_ROW)
     return samples, bad
 
 
