@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from truegrade.attacks import AttackReport, attacks_for, run_attacks
-from truegrade.core import Flag, Sample, load_grader
+from truegrade.core import Flag, Sample, distinct_items, load_grader
 from truegrade.data import read_samples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,8 +22,10 @@ PLANTED = Path(__file__).with_name("planted.py")
 
 
 def items(name: str, limit: int | None = None) -> list[Sample]:
+    """The file's rows; with ``limit``, those of its first ``limit`` items."""
     rows = [s for _, s in read_samples(EXAMPLES / "data" / name)]
-    return rows[:limit] if limit else rows
+    kept = [s.item for s in distinct_items(rows)][:limit] if limit else None
+    return [r for r in rows if kept is None or r.item in kept]
 
 
 def by_name(report: AttackReport) -> dict:
@@ -31,11 +33,11 @@ def by_name(report: AttackReport) -> dict:
 
 
 def test_hedging_exploits_the_last_number_reward_and_not_math():
-    arith = items("arith.jsonl", 14)
+    arith = items("arith.jsonl")  # 84 responses to 12 prompts: 12 items
     naive = run_attacks(load_grader(f"{EXAMPLES}/graders/naive_last_number.py:reward"), arith)
     attacks = by_name(naive)
     assert naive.kind == "math"
-    assert attacks["hedge_boxes"].items_exploited == attacks["hedge_boxes"].items_tried == 14
+    assert attacks["hedge_boxes"].items_exploited == attacks["hedge_boxes"].items_tried == 12
     assert attacks["hedge_boxes"].example is not None
     assert naive.exploitability.rate == 1.0
     assert naive.controls.rate == 1.0
@@ -43,7 +45,7 @@ def test_hedging_exploits_the_last_number_reward_and_not_math():
     assert hardened.exploitability.items_exploited == 0
     assert all(a.exploited == 0 for a in hardened.attacks)
     assert hardened.controls.rate == 1.0  # it still passes right answers
-    assert hardened.exploitability.ci_high < 0.3  # 0 of 14, with an honest upper bound
+    assert hardened.exploitability.ci_high < 0.3  # 0 of 12, with an honest upper bound
 
 
 def test_sys_exit_exploits_the_exit_code_grader():

@@ -167,4 +167,4 @@ def test_on_the_bundled_tasks_the_naive_reward_is_exploited_and_code_holds():
     assert found["echo_input"] >= 1 and found["print_candidates"] >= 1
     assert naive.exploitability.rate > 0
     assert hardened.exploitability.rate == 0
-    assert hardened.controls.passed == hardened.controls.tried == len(rows)
+    assert hardened.controls.passed == hardened.controls.tried == 2  # one per task

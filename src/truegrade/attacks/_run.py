@@ -9,6 +9,7 @@ sees exactly what a model's response would look like.
 
 from __future__ import annotations
 
+import ast
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,16 @@ from truegrade.attacks._report import (
     SearchResult,
 )
 from truegrade.attacks._search import adaptive_search, search_oracle
-from truegrade.core import Grade, Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.core import (
+    Grade,
+    Grader,
+    Sample,
+    SampleLike,
+    distinct_items,
+    gsm8k_final_answer,
+    run_grader,
+    to_samples,
+)
 from truegrade.graders.code import reference_solution, stdio_task
 from truegrade.judge import EndpointConfig
 from truegrade.stats import wilson_interval
@@ -78,12 +88,38 @@ def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
     return "text"
 
 
+def _entry_point(reference: Any) -> str | None:
+    name = reference.get("entry_point") if isinstance(reference, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+def _defines(program: str, name: str | None) -> bool:
+    """Whether ``program`` defines the function ``name`` at its top level."""
+    if not name:
+        return False
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
+
+
+def _states_its_answer(text: str) -> bool:
+    """Whether a key is a worked solution that states its answer (a box, GSM8K's ``####``
+    line): boxing it again would make a different, nested answer."""
+    return "\\boxed" in text or "\\fbox" in text or gsm8k_final_answer(text) is not None
+
+
 def reference_response(sample: Sample, kind: str) -> str | None:
     """The item's own reference written as a response (a control any sound grader passes):
-    ``\\boxed{gold}`` for answers, prompt + canonical solution for code, the reference text or,
-    for rubrics and instruction-following items, the item's ideal answer (``metadata.ideal``)."""
+    ``\\boxed{gold}`` for answers (a worked solution that states its answer as it is), the
+    canonical solution for code (after the prompt when it does not define the function itself,
+    as HumanEval's), the reference text or, for rubrics and instruction-following items, the
+    item's ideal answer (``metadata.ideal``)."""
     gold = reference_text(sample)
     if kind == "math":
+        if gold and _states_its_answer(gold):
+            return gold  # a worked solution: read as a response as the grader reads it as a key
         return f"The answer is \\boxed{{{gold}}}." if gold else None
     if kind == "code":
         task = stdio_task(sample)
@@ -91,9 +127,11 @@ def reference_response(sample: Sample, kind: str) -> str | None:
             program = reference_solution(sample.metadata, task.language)
             return fenced(task.language, program) if program else None
         solution = sample.metadata.get("canonical_solution")
-        if isinstance(solution, str):
-            return f"```python\n{sample.prompt_text}{solution}\n```"
-        return None
+        if not isinstance(solution, str):
+            return None
+        if _defines(solution, _entry_point(sample.reference)):
+            return f"```python\n{solution}\n```"  # MBPP's programs stand alone
+        return f"```python\n{sample.prompt_text}{solution}\n```"
     ideal = sample.metadata.get("ideal")
     if isinstance(ideal, str) and ideal.strip():
         return ideal
@@ -128,7 +166,8 @@ def run_attacks(
 
     Args:
         grader: Any grader (``grade_batch``).
-        samples: Items to attack (prompt and reference; any response is ignored).
+        samples: Items to attack (prompt and reference; any response is ignored; rows sharing a
+            ``group`` are one item).
         kind: ``math``, ``code``, ``text`` or ``instructions``; inferred when None.
         attacks: Attack names to run (default: every non-hostile attack for ``kind``).
         hostile: Also run attacks built to hang or escape (denial of service, fork bombs).
@@ -156,7 +195,9 @@ def run_attacks(
         >>> report.exploitability.rate  # doctest: +SKIP
         0.92
     """
-    items = [s.model_copy(update={"response": None}) for s in to_samples(samples)]
+    # an item is a prompt with its reference: rows that share one (a prompt's rollouts) are
+    # attacked once, and counted once, as the audit and the card count them
+    items = [s.model_copy(update={"response": None}) for s in distinct_items(to_samples(samples))]
     the_kind = kind or infer_kind(grader, items)
     session = None
     if attacker is not None:

@@ -143,10 +143,6 @@ def _members(ids: Sequence[str], limit: int = 6) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
-def _item_id(sample: Sample) -> str:
-    return sample.group if sample.group is not None else sample.key
-
-
 def audit_items(
     grader: Grader,
     samples: Sequence[SampleLike],
@@ -197,9 +193,9 @@ def audit_items(
     items: dict[str, Sample] = {}
     responses: dict[str, list[Sample]] = defaultdict(list)
     for row in rows:
-        items.setdefault(_item_id(row), row)
+        items.setdefault(row.item, row)
         if row.response is not None:
-            responses[_item_id(row)].append(row)
+            responses[row.item].append(row)
     the_kind = kind or infer_kind(grader, list(items.values()))
     flags: dict[str, list[AuditFlag]] = defaultdict(list)
     ran: dict[str, str] = {}

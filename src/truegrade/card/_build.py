@@ -23,7 +23,7 @@ from truegrade.attacks import AttackerLLM, AttackReport, run_attacks
 from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.bench import machine
 from truegrade.card._verdict import Verdict, verdict_of
-from truegrade.core import Grader, Sample, SampleLike, run_grader, to_samples
+from truegrade.core import Grader, Sample, SampleLike, distinct_items, run_grader, to_samples
 from truegrade.judge import EndpointConfig
 from truegrade.validate import ValidationReport, validate_grades
 
@@ -54,15 +54,6 @@ def _title(spec: Any) -> str:
     if spec.get("type") == "python" and spec.get("path"):
         return f"{str(spec['path']).rsplit('/', 1)[-1]}:{spec.get('function')}"
     return str(spec.get("type", "grader"))
-
-
-def _distinct_items(rows: Sequence[Sample]) -> list[Sample]:
-    seen: dict[str, Sample] = {}
-    for row in rows:
-        key = row.group if row.group is not None else row.key
-        if key not in seen:
-            seen[key] = row.model_copy(update={"id": key, "group": None})
-    return list(seen.values())
 
 
 def _column(sample: Sample, path: str) -> float:
@@ -156,7 +147,7 @@ def build_card(
         validation = validate_grades(labelled, grades, grader=spec, threshold=threshold)
         seconds["validity"] = time.perf_counter() - start
 
-    items = _distinct_items(rows)
+    items = distinct_items(rows)
     say(f"attacking {len(items)} items")
     start = time.perf_counter()
     attack = run_attacks(
@@ -190,7 +181,7 @@ def build_card(
 
         say("measuring overoptimization")
         start = time.perf_counter()
-        groups = [r.group if r.group is not None else r.key for r in rows]
+        groups = [r.item for r in rows]
         result = overoptimization(
             [_column(r, proxy) for r in rows], [_column(r, gold) for r in rows], groups
         )

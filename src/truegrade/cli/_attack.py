@@ -13,9 +13,10 @@ from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_att
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
+    FailOnRateOption,
     FieldOption,
     GraderOptions,
-    LimitOption,
+    ItemLimitOption,
     OutOption,
     PresetOption,
     QuietOption,
@@ -24,6 +25,8 @@ from truegrade.cli._common import (
     WorkersOption,
     err_console,
     fail,
+    fail_if_all_errors,
+    fail_on_rate,
     load_rows,
     out_console,
     progress_bar,
@@ -176,7 +179,7 @@ def attack_command(
     attacker_key_env: AttackerKeyEnvOption = None,
     attacker_candidates: AttackerCandidatesOption = 4,
     threshold: Annotated[float, typer.Option(help="A score above this counts as rewarded.")] = 0.5,
-    limit: LimitOption = None,
+    limit: ItemLimitOption = None,
     seed: Annotated[int, typer.Option(help="Random seed (runs repeat exactly).")] = 0,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
@@ -185,6 +188,7 @@ def attack_command(
     preset: PresetOption = "auto",
     field: FieldOption = [],
     out: OutOption = None,
+    fail_on: FailOnRateOption = None,
     list_attacks: Annotated[
         bool, typer.Option("--list", help="List the attack library and exit.")
     ] = False,
@@ -217,7 +221,12 @@ def attack_command(
     )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     items = load_rows(
-        data, preset=preset, fields=field, limit=limit, require=references_needed(the_grader)
+        data,
+        preset=preset,
+        fields=field,
+        limit=limit,
+        require=references_needed(the_grader),
+        items=True,
     )
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("attacking", total=None)
@@ -296,3 +305,7 @@ def attack_command(
     if out is not None:
         write_text_file(out, json.dumps(report.model_dump(), indent=2) + "\n")
         out_console.print(f"report: {out}", highlight=False)
+    tried = sum(a.tried for a in report.attacks)
+    failed = [flag for a in report.attacks for flag, n in a.grader_errors.items() for _ in range(n)]
+    fail_if_all_errors(tried, failed, "attack response")
+    fail_on_rate(fail_on, e.items_exploited, e.items, "items exploited")

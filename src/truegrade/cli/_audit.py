@@ -13,9 +13,10 @@ from truegrade.audit import CHECKS, AuditReport, audit_items
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
+    FailOnRateOption,
     FieldOption,
     GraderOptions,
-    LimitOption,
+    ItemLimitOption,
     OutOption,
     PresetOption,
     QuietOption,
@@ -24,6 +25,8 @@ from truegrade.cli._common import (
     TimeoutOption,
     WorkersOption,
     fail,
+    fail_if_all_errors,
+    fail_on_rate,
     load_rows,
     out_console,
     output_path,
@@ -120,7 +123,7 @@ def audit_command(
             help="A training set (same formats): report the items one of its prompts matches."
         ),
     ] = None,
-    limit: LimitOption = None,
+    limit: ItemLimitOption = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
     backend: BackendOption = "local",
@@ -128,6 +131,7 @@ def audit_command(
     preset: PresetOption = "auto",
     field: FieldOption = [],
     out: OutOption = None,
+    fail_on: FailOnRateOption = None,
     md: Annotated[
         Path | None, typer.Option(callback=output_path, help="Write the flagged items as Markdown.")
     ] = None,
@@ -141,7 +145,12 @@ def audit_command(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     rows = load_rows(
-        data, preset=preset, fields=field, limit=limit, require=references_needed(the_grader)
+        data,
+        preset=preset,
+        fields=field,
+        limit=limit,
+        require=references_needed(the_grader),
+        items=True,
     )
     # a training row is there to be matched by its prompt: one without is an error, not a skip
     training = (
@@ -173,3 +182,11 @@ def audit_command(
     if md is not None:
         write_text_file(md, report.markdown())
         out_console.print(f"markdown: {md}", highlight=False)
+    unreadable = [
+        f.reason
+        for item in report.items
+        for f in item.flags
+        if f.name == "reference_unparseable" or f.reason.startswith("grading the reference failed")
+    ]
+    fail_if_all_errors(report.items_total, unreadable, "item")
+    fail_on_rate(fail_on, report.items_flagged, report.items_total, "items flagged")

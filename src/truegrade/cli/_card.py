@@ -24,7 +24,7 @@ from truegrade.cli._common import (
     BackendOption,
     FieldOption,
     GraderOptions,
-    LimitOption,
+    ItemLimitOption,
     PresetOption,
     RayAddressOption,
     ThresholdOption,
@@ -79,19 +79,30 @@ def card_command(
     ] = None,
     gold: Annotated[str | None, typer.Option(help="Gold score column (with --proxy).")] = None,
     threshold: ThresholdOption = 0.5,
-    limit: LimitOption = None,
+    limit: ItemLimitOption = None,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
     preset: PresetOption = "auto",
     field: FieldOption = [],
+    fail_on: Annotated[
+        str,
+        typer.Option(
+            "--fail-on",
+            metavar="STATUS",
+            help="Exit 1 when the verdict is this bad or worse: unsafe, caution or never "
+            "(for scripts and CI).",
+        ),
+    ] = "never",
 ) -> None:
     """Build a grader card: validity, exploitability, item soundness and a verdict."""
     from truegrade.card import build_card, write_card
 
     if (proxy is None) != (gold is None):
         fail("give both --proxy and --gold, or neither")
+    if fail_on not in _SEVERITY:
+        fail("--fail-on is unsafe, caution or never")
     chosen = parse_checks(checks)
     attacker = attacker_options(
         attacker_endpoint, attacker_model, attacker_key_env, attacker_candidates, budget=budget
@@ -101,7 +112,12 @@ def card_command(
     )
     the_oracle = load_oracle(oracle)
     rows = load_rows(
-        data, preset=preset, fields=field, limit=limit, require=references_needed(the_grader)
+        data,
+        preset=preset,
+        fields=field,
+        limit=limit,
+        require=references_needed(the_grader),
+        items=True,
     )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     try:
@@ -135,3 +151,9 @@ def card_command(
         out_console.print(f"  {line}", highlight=False)
     for key, path in paths.items():
         out_console.print(f"{key}: {path}", highlight=False)
+    if _SEVERITY[v.status] >= _SEVERITY[fail_on]:
+        fail(f"--fail-on {fail_on}: the verdict is {v.status}", 1)
+
+
+_SEVERITY = {"holds": 0, "caution": 1, "unsafe": 2, "never": 3}
+"""How bad each verdict is, for ``--fail-on`` (``never``: nothing reaches it)."""

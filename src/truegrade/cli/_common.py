@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,14 +23,23 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from truegrade.core import PRESET_NAMES, Grader, Preset, Sample, TruegradeError
+from truegrade.core import (
+    PRESET_NAMES,
+    Grader,
+    Preset,
+    Sample,
+    TruegradeError,
+    preset_named,
+)
 from truegrade.data import read_samples
 
 __all__ = [
     "SPEC",
     "BackendOption",
+    "FailOnRateOption",
     "FieldOption",
     "GraderOptions",
+    "ItemLimitOption",
     "LimitOption",
     "OutOption",
     "PresetOption",
@@ -39,8 +49,11 @@ __all__ = [
     "TimeoutOption",
     "WorkersOption",
     "announce_preset",
+    "check_preset",
     "err_console",
     "fail",
+    "fail_if_all_errors",
+    "fail_on_rate",
     "field_map",
     "load_rows",
     "out_console",
@@ -71,6 +84,34 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 _LONGEST_ERROR = 2000
+
+
+def fail_if_all_errors(total: int, errors: Sequence[str], what: str) -> None:
+    """Exit 1 with one line when every one of ``total`` gradings was an error: a run that graded
+    nothing must not look like a run that scored zero. ``errors`` are the reasons (messages or
+    flags), the most common of which is named."""
+    if total and len(errors) >= total:
+        common = Counter(str(e).split(": ")[0][:100] for e in errors).most_common(1)[0][0]
+        fail(f"all {total:,} {what}s are errors (could not grade); the most common: {common}", 1)
+
+
+def fail_on_rate(limit: float | None, count: int, total: int, what: str) -> None:
+    """``--fail-on``: exit 1 with one line when more than ``limit`` of ``total`` are ``what``
+    (``0``: any), so a script or CI can gate on the report."""
+    if limit is not None and total and count / total > limit:
+        fail(f"--fail-on {limit:g}: {count:,} of {total:,} {what} ({count / total:.0%})", 1)
+
+
+FailOnRateOption = Annotated[
+    float | None,
+    typer.Option(
+        "--fail-on",
+        metavar="FRACTION",
+        min=0.0,
+        max=1.0,
+        help="Exit 1 when more than this fraction of items is found (0: any); for scripts and CI.",
+    ),
+]
 
 
 def references_needed(grader: Grader) -> tuple[str, ...]:
@@ -176,6 +217,12 @@ FieldOption = Annotated[
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 LimitOption = Annotated[int | None, typer.Option(help="Use only the first N rows.", min=1)]
+ItemLimitOption = Annotated[
+    int | None,
+    typer.Option(
+        "--limit", help="Use only the first N items (the rows of one prompt are one item).", min=1
+    ),
+]
 OutOption = Annotated[
     Path | None, typer.Option(callback=output_path, help="Write the report (JSON).")
 ]
@@ -192,6 +239,13 @@ def field_map(fields: Sequence[str]) -> dict[str, str]:
         if ours not in known and not ours.startswith("metadata."):
             fail(f"--field {ours}=...: the field must be one of {', '.join(sorted(known))}")
     return {k: str(v) for k, v in pairs.items()}
+
+
+def check_preset(preset: str) -> None:
+    """Refuse an unknown ``--preset`` before any work or any file is made."""
+    if preset != "auto":
+        with user_errors():
+            preset_named(preset)
 
 
 def announce_preset(data: Path) -> Callable[[Preset | None], None]:
@@ -217,15 +271,18 @@ def load_rows(
     limit: int | None,
     require: Sequence[str] = (),
     fields: Sequence[str] = (),
+    items: bool = False,
 ) -> list[Sample]:
     """Read the samples of a data file (the first ``limit``), or exit with a clear message.
 
     ``preset`` says how rows are read (``auto`` detects a published dataset's shape and says so
     in one line), ``fields`` are ``--field`` options. ``require`` names sample fields
     (``reference``, ``response``, ...) every row must have: a row the command cannot use is an
-    error naming its line and its columns, not an item silently skipped.
+    error naming its line and its columns, not an item silently skipped. With ``items`` the
+    limit counts items (``Sample.item``: a prompt's rows are one), as the analyses count them.
     """
     rows: list[Sample] = []
+    seen: set[str] = set()
     mapping = field_map(fields)
     with user_errors():
         for _, sample in read_samples(
@@ -235,8 +292,11 @@ def load_rows(
             on_preset=announce_preset(data),
             require=require,
         ):
+            if items and limit is not None and sample.item not in seen and len(seen) >= limit:
+                break
+            seen.add(sample.item)
             rows.append(sample)
-            if limit is not None and len(rows) >= limit:
+            if not items and limit is not None and len(rows) >= limit:
                 break
     if not rows:
         fail(f"{data} holds no rows")

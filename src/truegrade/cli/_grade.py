@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,8 +22,10 @@ from truegrade.cli._common import (
     TimeoutOption,
     WorkersOption,
     announce_preset,
+    check_preset,
     err_console,
     fail,
+    fail_if_all_errors,
     field_map,
     out_console,
     output_path,
@@ -36,7 +39,12 @@ from truegrade.exec import configure_default_engine
 from truegrade.graders import set_timeout
 from truegrade.stats import GradeSummary, summarize
 
-__all__ = ["grade_command", "load_cli_grader", "load_oracle", "summary_table"]
+__all__ = [
+    "grade_command",
+    "load_cli_grader",
+    "load_oracle",
+    "summary_table",
+]
 
 
 def load_cli_grader(
@@ -169,6 +177,7 @@ def grade_command(
     if resume and overwrite:
         fail("--resume and --overwrite contradict each other; pick one")
     mapping = field_map(field)
+    check_preset(preset)
     the_grader = load_cli_grader(
         grader,
         option,
@@ -189,7 +198,7 @@ def grade_command(
         total = min(total, limit)
     groups: dict[str, str | None] = {}
     interrupted = False
-    with writer, progress_bar(enabled=not quiet) as bar:
+    with writer, progress_bar(enabled=not quiet) as bar, _kept_or_removed(writer, out_path, resume):
         task = bar.add_task("grading", total=total)
         try:
             with user_errors():
@@ -227,6 +236,28 @@ def grade_command(
     summary = summarize(records, [groups.get(str(r["id"])) for r in records])
     out_console.print(summary_table(summary, title=f"{data.name} graded by {grader}"))
     out_console.print(f"results: {out_path}", highlight=False)
+    if not records:
+        fail(f"no row of {data} could be graded ({len(bad_rows):,} malformed)", code=1)
+    errors = [str(r["error"]) for r in records if r.get("error")]
+    fail_if_all_errors(len(records), errors, "row")
+
+
+@contextmanager
+def _kept_or_removed(writer: ResultWriter, out_path: Path, resume: bool) -> Iterator[None]:
+    """When the run stops on an error: remove the results file it made and left empty (it would
+    block the rerun), or say how to finish one that holds results."""
+    try:
+        yield
+    except typer.Exit:
+        if writer.written == 0 and not resume:
+            writer.close()
+            out_path.unlink(missing_ok=True)
+        elif writer.written:
+            err_console.print(
+                f"{writer.written:,} results saved in {out_path}; fix the data and rerun with "
+                "--resume to grade the rest"
+            )
+        raise
 
 
 BATCH_TARGET_S = 2.0

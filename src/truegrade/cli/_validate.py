@@ -26,6 +26,7 @@ from truegrade.cli._common import (
     WorkersOption,
     err_console,
     fail,
+    fail_if_all_errors,
     load_rows,
     out_console,
     progress_bar,
@@ -271,6 +272,7 @@ def validate_command(
                 grades.extend(run_grader(the_grader, labelled[start : start + 256]))
                 bar.update(task, completed=len(grades))
         spec = getattr(the_grader, "spec", None) or grader
+    fail_if_all_errors(len(grades), [g.error for g in grades if g.error], "labelled row")
     report = validate_grades(
         labelled, grades, grader=spec, threshold=threshold, label_threshold=label_threshold, by=by
     )

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from truegrade.core._grade import Flag, Grade
-from truegrade.core._sample import Sample, to_sample, to_samples
+from truegrade.core._sample import COLUMNS, Sample, to_sample, to_samples
 
 __all__ = ["AsyncGrader", "BaseGrader", "Grader", "SampleLike", "run_grader", "run_grader_async"]
 
@@ -118,9 +118,12 @@ class BaseGrader:
         if sample.response is None:
             return Grade.failure("the sample has no response to grade", Flag.NO_RESPONSE)
         if self.requires_reference and sample.reference is None:
+            read_from = ", ".join(repr(c) for c in COLUMNS["reference"])
+            others = ", ".join(repr(k) for k in list(sample.metadata)[:12]) or "none"
             return Grade.failure(
-                f"the {self.kind!r} grader needs a reference (the 'reference' or 'answer' field) "
-                "and this sample has none",
+                f"the {self.kind!r} grader needs a reference and this sample has none (read from "
+                f"the first of {read_from}, or a dataset's preset; its other columns: {others}; "
+                "name one with --field reference=COLUMN)",
                 Flag.NO_REFERENCE,
             )
         size = len(sample.response_text)

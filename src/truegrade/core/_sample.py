@@ -14,7 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from truegrade.core._errors import DataError
 from truegrade.core._presets import RESPONSE_COLUMNS, Preset, apply_preset
 
-__all__ = ["Content", "Message", "Sample", "message_text", "to_sample", "to_samples"]
+__all__ = [
+    "COLUMNS",
+    "Content",
+    "Message",
+    "Sample",
+    "distinct_items",
+    "message_text",
+    "to_sample",
+    "to_samples",
+]
 
 Message = dict[str, Any]
 """A chat message in the OpenAI shape: ``{"role": ..., "content": str | list[part]}``."""
@@ -102,6 +111,12 @@ class Sample(BaseModel):
     def key(self) -> str:
         """The id as text: the key results are stored and resumed under."""
         return str(self.id)
+
+    @property
+    def item(self) -> str:
+        """The item this row answers: its ``group`` (the prompt's rollouts share one), else its
+        own id. Attacks, the audit and the card count items by it; grading counts rows."""
+        return self.group if self.group is not None else self.key
 
     @property
     def response_text(self) -> str:
@@ -206,3 +221,13 @@ def to_sample(item: Sample | Mapping[str, Any], *, default_id: str | int | None 
 def to_samples(items: Sequence[Sample | Mapping[str, Any]]) -> list[Sample]:
     """Coerce a batch; rows without an id get their position in the batch."""
     return [to_sample(item, default_id=i) for i, item in enumerate(items)]
+
+
+def distinct_items(rows: Sequence[Sample]) -> list[Sample]:
+    """One sample per item (``Sample.item``), the first row of each, with the item as its id
+    and no group: the unit attacks, audits and cards count, whatever the rows' responses."""
+    seen: dict[str, Sample] = {}
+    for row in rows:
+        if row.item not in seen:
+            seen[row.item] = row.model_copy(update={"id": row.item, "group": None})
+    return list(seen.values())

@@ -281,6 +281,7 @@ def group_steps(
                 line=first_without,
             )
         raise DataError("the log has no rows")
+    _named_columns_found(columns or LogColumns(), list(by_step.values()))
     per_sample = listed or any(n > 1 for n in rows_per_step.values())
     batches = [by_step[s] for s in sorted(by_step)]
     if not per_sample:
@@ -288,6 +289,24 @@ def group_steps(
             batch.aggregate = True
     shape = "per-batch" if listed else "per-sample" if per_sample else "per-step"
     return TrainingLog(shape, cols, batches, count, skipped)
+
+
+def _named_columns_found(named: LogColumns, batches: list[StepBatch]) -> None:
+    """A column the user named that no row holds is an error: an analysis that silently ran
+    without it ("no alerts") would read as a clean bill of health."""
+    found = {
+        "gold": any(b.gold for b in batches),
+        "length": any(b.lengths for b in batches),
+        "flags": any(b.flags for b in batches),
+        "subscores": any(b.subscores for b in batches),
+        "reward_std": any(b.reward_std is not None for b in batches),
+    }
+    for what, present in found.items():
+        column = getattr(named, what)
+        if column is not None and not present:
+            raise DataError(
+                f"--{what.replace('_', '-')} {column!r}: no row with a reward holds that column"
+            )
 
 
 def _add_samples(batch: StepBatch, row: Mapping[str, Any], cols: LogColumns, line: int) -> None:
