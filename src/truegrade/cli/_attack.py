@@ -27,10 +27,9 @@ from truegrade.cli._common import (
     fail,
     fail_if_all_errors,
     fail_on_rate,
-    load_rows,
+    load_items,
     out_console,
     progress_bar,
-    references_needed,
     write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader, load_oracle
@@ -220,14 +219,7 @@ def attack_command(
         attacker_endpoint, attacker_model, attacker_key_env, attacker_candidates, budget=budget
     )
     names = [a.strip() for a in attacks.split(",")] if attacks else None
-    items = load_rows(
-        data,
-        preset=preset,
-        fields=field,
-        limit=limit,
-        require=references_needed(the_grader),
-        items=True,
-    )
+    items = load_items(data, the_grader, preset=preset, fields=field, limit=limit)
     with progress_bar(enabled=not quiet) as bar:
         task = bar.add_task("attacking", total=None)
         try:

@@ -27,11 +27,11 @@ from truegrade.cli._common import (
     fail,
     fail_if_all_errors,
     fail_on_rate,
+    load_items,
     load_rows,
     out_console,
     output_path,
     progress_bar,
-    references_needed,
     user_errors,
     write_text_file,
 )
@@ -144,14 +144,7 @@ def audit_command(
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
-    rows = load_rows(
-        data,
-        preset=preset,
-        fields=field,
-        limit=limit,
-        require=references_needed(the_grader),
-        items=True,
-    )
+    rows = load_items(data, the_grader, preset=preset, fields=field, limit=limit)
     # a training row is there to be matched by its prompt: one without is an error, not a skip
     training = (
         None

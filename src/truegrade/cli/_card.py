@@ -32,10 +32,9 @@ from truegrade.cli._common import (
     WorkersOption,
     err_console,
     fail,
-    load_rows,
+    load_items,
     out_console,
     output_path,
-    references_needed,
 )
 from truegrade.cli._grade import load_cli_grader, load_oracle
 
@@ -111,14 +110,7 @@ def card_command(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers
     )
     the_oracle = load_oracle(oracle)
-    rows = load_rows(
-        data,
-        preset=preset,
-        fields=field,
-        limit=limit,
-        require=references_needed(the_grader),
-        items=True,
-    )
+    rows = load_items(data, the_grader, preset=preset, fields=field, limit=limit)
     names = [a.strip() for a in attacks.split(",")] if attacks else None
     try:
         card = build_card(

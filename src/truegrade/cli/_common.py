@@ -55,6 +55,7 @@ __all__ = [
     "fail_if_all_errors",
     "fail_on_rate",
     "field_map",
+    "load_items",
     "load_rows",
     "out_console",
     "output_path",
@@ -301,6 +302,21 @@ def load_rows(
     if not rows:
         fail(f"{data} holds no rows")
     return rows
+
+
+def load_items(
+    data: Path, grader: Grader, *, preset: str, fields: Sequence[str], limit: int | None
+) -> list[Sample]:
+    """The rows an analysis (attack, audit, card) works on: read as ``load_rows`` reads them,
+    each with the reference ``grader`` needs, ``limit`` counting items."""
+    return load_rows(
+        data,
+        preset=preset,
+        fields=fields,
+        limit=limit,
+        require=references_needed(grader),
+        items=True,
+    )
 
 
 def write_outputs(
