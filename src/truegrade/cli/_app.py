@@ -13,6 +13,7 @@ from truegrade.cli._bench import bench_app
 from truegrade.cli._card import card_command
 from truegrade.cli._doctor import doctor_command
 from truegrade.cli._grade import grade_command
+from truegrade.cli._graders import graders_command
 from truegrade.cli._lc import bias_command, lc_command
 from truegrade.cli._monitor import monitor_command
 from truegrade.cli._overopt import overopt_command
@@ -51,6 +52,7 @@ def _root(
 
 
 app.command("grade")(grade_command)
+app.command("graders")(graders_command)
 app.command("attack")(attack_command)
 app.command("validate")(validate_command)
 app.command("audit")(audit_command)

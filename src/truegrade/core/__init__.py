@@ -50,6 +50,7 @@ from truegrade.core._presets import (
 )
 from truegrade.core._registry import (
     GraderFactory,
+    describe_grader,
     grader_names,
     load_grader,
     read_config_file,
@@ -94,6 +95,7 @@ __all__ = [
     "check_file",
     "columns_of",
     "decode_utf8",
+    "describe_grader",
     "describe_validation_error",
     "detect_preset",
     "distinct_items",

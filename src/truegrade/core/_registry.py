@@ -32,6 +32,7 @@ from truegrade.core._grader import Grader
 
 __all__ = [
     "GraderFactory",
+    "describe_grader",
     "grader_names",
     "load_grader",
     "read_config_file",
@@ -76,6 +77,28 @@ def grader_names() -> list[str]:
     """Every name ``load_grader`` accepts, sorted."""
     plugins = {ep.name for ep in entry_points(group="truegrade.graders")}
     return sorted({*_BUILTIN, *_registered, *_COMPOSITIONS, *plugins})
+
+
+_COMPOSITION_SUMMARIES = {
+    "gate": "A check that zeroes the score where it fails, then the grader behind it.",
+    "weighted": "A weighted sum of graders, each part kept in the subscores.",
+    "all_of": "Passes when every part passes.",
+    "ensemble": "Members combined by mean, min or uncertainty, with their disagreement.",
+}
+
+
+def describe_grader(name: str) -> str:
+    """One line on what the grader called ``name`` is: the first line of its docstring.
+
+    Raises:
+        SpecError: no grader has that name.
+    """
+    if name in _COMPOSITION_SUMMARIES:
+        return _COMPOSITION_SUMMARIES[name]
+    factory = _resolve(name)
+    owner = getattr(factory, "__self__", None)  # Class.from_options: the class says what it is
+    doc = (owner.__doc__ if isinstance(owner, type) else None) or factory.__doc__ or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
 def _resolve(name: str) -> GraderFactory:

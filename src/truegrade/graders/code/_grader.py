@@ -96,7 +96,7 @@ class CodeOptions(GraderOptions):
 
 
 class CodeGrader(KernelGrader):
-    """Python programs run against the row's tests in a sandbox; score = fraction passed.
+    """Programs run against the row's tests in a sandbox (functions; stdin/stdout, 7 languages).
 
     Examples:
         >>> g = CodeGrader.from_options({"call_timeout_s": 2})

@@ -146,7 +146,7 @@ class _JudgeResult:
 
 
 class JudgeGrader(BaseGrader):
-    """Grades with an LLM judge or a jury; see the module docstring for the controls.
+    """An LLM judge or a jury, with position, length and injection controls (module docstring).
 
     Examples:
         >>> grader = JudgeGrader.from_options(  # doctest: +SKIP

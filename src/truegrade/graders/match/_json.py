@@ -173,7 +173,7 @@ class _JsonKernel:
 
 
 class JsonGrader(KernelGrader):
-    """JSON output checked against a schema with ``jsonschema``.
+    """JSON output checked against a schema (``jsonschema``) or equal to the reference.
 
     Examples:
         >>> g = JsonGrader.from_options({"schema": {"type": "object", "required": ["name"]}})

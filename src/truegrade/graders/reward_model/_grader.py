@@ -57,7 +57,7 @@ def _data_path(given: str, base_dir: Path | None) -> Path:
 
 
 class RewardModelGrader(BaseGrader):
-    """Scores responses with a reward model; see the module docstring.
+    """A reward model's score, local (Hugging Face) or served (see the module docstring).
 
     Examples:
         >>> grader = RewardModelGrader.from_options(  # doctest: +SKIP

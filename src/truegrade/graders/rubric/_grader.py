@@ -165,7 +165,7 @@ class _Job:
 
 
 class RubricGrader(BaseGrader):
-    """Grades against a rubric (see the module docstring).
+    """HealthBench-style rubrics: each criterion judged, points summed (see the module docstring).
 
     Examples:
         >>> grader = RubricGrader.from_options(  # doctest: +SKIP
