@@ -120,3 +120,55 @@ def test_a_responses_list_expands_into_a_group(tmp_path):
         ("q1#0", "q1", "a", 1),
         ("q1#1", "q1", "b", 1),
     ]
+
+
+def test_csv_rows_are_read_with_their_structures_labels_and_empty_cells(tmp_path):
+    import csv
+
+    path = tmp_path / "rows.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "prompt", "response", "reference", "label", "group", "kwargs"])
+        writer.writerow(["1", "Say 2,\n then stop", "", "2", "1", "", '[{"n": 2}]'])
+        writer.writerow(["2", "q", "two", "2", "false", "g", "[{'n': 3}]"])  # pandas' repr
+    (line1, first), (line2, second) = list(read_samples(path))
+    assert (line1, line2) == (3, 4)  # the quoted line break is inside row 1
+    assert first.prompt == "Say 2,\n then stop" and first.response == ""  # graded as empty
+    assert first.label == 1.0 and first.group is None and first.reference == "2"
+    assert first.metadata["kwargs"] == [{"n": 2}]
+    assert second.label is False and second.group == "g"
+    assert second.metadata["kwargs"] == [{"n": 3}]
+    assert count_rows(path) is None  # a line count would miscount quoted line breaks
+
+
+def test_tsv_and_a_ragged_csv_row_name_the_line(tmp_path):
+    tsv = tmp_path / "rows.tsv"
+    tsv.write_text("id\tresponse\treference\n1\ta\tb\n", encoding="utf-8")
+    [(_, sample)] = list(read_samples(tsv))
+    assert (sample.response, sample.reference) == ("a", "b")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,response\n1,a,extra\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"bad.csv:2: 3 cells for 2 columns"):
+        list(read_samples(bad))
+    dup = tmp_path / "dup.csv"
+    dup.write_text("id,id\n1,2\n", encoding="utf-8")
+    with pytest.raises(DataError, match="repeated column names"):
+        list(read_samples(dup))
+
+
+def test_a_file_is_read_by_the_preset_of_its_first_row_and_says_so(tmp_path):
+    rows = [
+        {"question": "q1", "answer": "so 2\n#### 2", "response": "2"},
+        {"question": "q2", "answer": "no marks here", "response": "3"},
+        {"problem": "p", "solution": r"\boxed{1}", "response": "1"},
+    ]
+    path = write_jsonl(tmp_path / "gsm.jsonl", rows)
+    said = []
+    bad = []
+    samples = [s for _, s in read_samples(path, on_preset=said.append, on_bad_row=bad.append)]
+    assert [p.name for p in said] == ["gsm8k"]
+    assert [s.reference for s in samples] == ["2", "no marks here"]  # unread: the grader decides
+    assert bad and "gsm8k preset needs 'question', 'answer'" in bad[0].error
+    unanswered = write_jsonl(tmp_path / "n.jsonl", [{"question": "q", "answer": "#### 1"}])
+    with pytest.raises(DataError, match="the row has no 'response'.*'question', 'answer'"):
+        list(read_samples(unanswered, require=("response",)))
