@@ -170,5 +170,5 @@ def test_a_file_is_read_by_the_preset_of_its_first_row_and_says_so(tmp_path):
     assert [s.reference for s in samples] == ["2", "no marks here"]  # unread: the grader decides
     assert bad and "gsm8k preset needs 'question', 'answer'" in bad[0].error
     unanswered = write_jsonl(tmp_path / "n.jsonl", [{"question": "q", "answer": "#### 1"}])
-    with pytest.raises(DataError, match="the row has no 'response'.*'question', 'answer'"):
+    with pytest.raises(DataError, match=r"the row has no 'response'.*'question', 'answer'"):
         list(read_samples(unanswered, require=("response",)))
