@@ -17,9 +17,9 @@ Keys are read for what they state (docs/math.md, "How keys are read"): a GSM8K a
 final ``####`` line states, a boxed key is its box, a worked solution its stated answer,
 ``AB=4, CD=5`` named values, ``y = 2x + 3`` a value that an equivalent equation also matches,
 ``12:00`` a time of day (compared as a time, never as the ratio 12:0), an inequality in one
-unknown its solution set. A key that states no answer (an empty ``####`` line) is an error
-for every response, and one the parser refuses is an error wherever an answer must be checked
-against it: never a score of 0 that a trainer would learn from.
+unknown its solution set. A key that states no answer (a sentence, an empty ``####`` line) is
+an error for every response, and one the parser refuses is an error wherever an answer must be
+checked against it: never a score of 0 that a trainer would learn from.
 
 Runs only inside the engine's killable workers: SymPy is imported on first use there, and any
 input that makes parsing or simplification slow is stopped by the per-item deadline.
@@ -122,6 +122,24 @@ class _Gold:
 
 
 _GROUPED_NUMBER = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# a key written as a sentence states no answer (docs/math.md, "A key is an answer, not a
+# sentence"): its words are counted outside LaTeX commands, inside \text{} as anywhere
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}")
+_COMMAND = re.compile(r"\\[a-zA-Z]+")
+_WORD_RUN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?(?:[ \t]+[A-Za-z]+(?:'[A-Za-z]+)?)*")
+_ENDS_SENTENCE = re.compile(r"[A-Za-z0-9][.!?]$")
+# words that are mathematics, not prose: function names of plain and Python syntax, and list
+# separators, which end a run of words as a comma does
+_NOT_PROSE = frozenset(
+    {
+        *("sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "sinh", "cosh"),
+        *("tanh", "exp", "log", "ln", "sqrt", "abs", "pi", "mod", "gcd", "lcm", "max", "min"),
+        *("det", "lim", "oo", "infty"),
+    }
+)
+_SEPARATORS = frozenset(("and", "or"))
+_PROSE_RUN_WORDS = 5
+_SENTENCE_WORDS = 3
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _MAX_WORDS_BETWEEN_BOXES = 3
 _SOLUTION_CHARS = 80
@@ -144,6 +162,29 @@ def _squash(core: str) -> str:
 
 def _failed_gold(answer: Answer, problem: str) -> _Gold:
     return _Gold(answer, False, None, None, "", False, problem=problem)
+
+
+def _is_prose(key: str) -> bool:
+    """A key written as a sentence: five words in a row (``Let's think step by step``), or a
+    full stop, ``!`` or ``?`` ending three words or more (``The answer is 5.``). Words are runs of
+    two letters or more; single letters (variables), LaTeX commands and function names are not
+    counted, and ``and`` / ``or`` separate a list as commas do. Names, ``yes``, an option letter
+    and short phrases (``all real numbers``, ``\\text{no solution}``) are answers."""
+    text = _COMMAND.sub(" ", _ENVIRONMENT.sub(" ", key))
+    words = 0
+    for run in _WORD_RUN.finditer(text):
+        in_run = 0
+        for word in run.group().split():
+            lower = word.lower()
+            if lower in _SEPARATORS:
+                in_run = 0
+            elif len(word) > 1 and lower not in _NOT_PROSE:
+                in_run += 1
+                words += 1
+                if in_run >= _PROSE_RUN_WORDS:
+                    return True
+    ending = text.rstrip().rstrip("${} \t")
+    return words >= _SENTENCE_WORDS and bool(_ENDS_SENTENCE.search(ending))
 
 
 def _gold_boxes(reference: str) -> str | _Gold:
@@ -193,6 +234,10 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
         stated = set(final_answers(reference, boxes=False).statements)
         if len(stated) == 1:
             reference = stated.pop()
+    if _is_prose(reference):
+        return _failed_gold(
+            normalize_answer(""), f"the reference {reference[:60]!r} is a sentence, not an answer"
+        )
     loose = normalize_answer(reference, collapse_thousands=False)
     if loose.problem:
         return _failed_gold(loose, "the reference is too long")
