@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from truegrade.graders._extract import boxed_contents, clean_answer, final_answers
+from truegrade.graders._extract import (
+    boxed_contents,
+    clean_answer,
+    final_answers,
+    gsm8k_key,
+    without_calculator_marks,
+)
 
 
 def test_boxes_are_brace_balanced_and_nested_boxes_belong_to_the_outer_one():
@@ -116,3 +122,35 @@ def test_the_cheap_answer_word_scan_misses_nothing_the_patterns_match():
     assert final_answers("\\boxed{5}\nFINAL ANSWER: 3").statements == ("5", "3")
     assert final_answers("\\boxed{5}\nFinal an\u017fwer: 3").statements == ("5", "3")
     assert final_answers("\\boxed{5}\n#### 3").statements == ("5", "3")
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("Natalia sold 48/2 = <<48/2=24>>24 clips.\n#### 24", "24"),
+        ("The total is 5+5=<<5+5=10>>10.\n#### 10", "10"),  # short: not read as an equation
+        ("#### 1,000", "1,000"),
+        ("#### 3\nthen\n#### 72", "72"),  # the final line
+        ("####", ""),
+        ("He sold 5.\n####   ", ""),
+        ("72", None),
+        ("a ####b", None),  # not a line of its own
+    ],
+)
+def test_a_gsm8k_answer_states_what_its_final_hashes_line_says(text, key):
+    assert gsm8k_key(text) == key
+
+
+def test_calculator_marks_are_never_read():
+    assert without_calculator_marks("48/2 = <<48/2=24>>24") == "48/2 = 24"
+    assert without_calculator_marks("x << 3 >> 1") == "x << 3 >> 1"  # a shift, not a mark
+    found = final_answers("He sold 5+5=<<5+5=10>>10 and \\boxed{<<5+5=10>>10}\n#### 10")
+    assert found.statements == ("10", "10")
+    assert final_answers("\\boxed{3}\n#### 5").statements == ("3", "5")  # two answers: a hedge
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("hostile", ["<<" * 200_000, "<<1=" + "1" * 200_000, "<<=" * 100_000])
+def test_calculator_marks_are_removed_in_linear_time(hostile):
+    assert without_calculator_marks(hostile) == hostile
+    assert gsm8k_key("#### " + hostile) == hostile

@@ -447,6 +447,18 @@ def test_pairwise_needs_a_baseline_and_reads_it_from_metadata(simulator):
     )
     assert with_baseline.error is None and with_baseline.subscores["baseline_chars"] == 1
     assert "no_baseline" in without.flags
+    for empty in ("", "  ", []):  # a judge compared with nothing would still pick a winner
+        row = {"id": 3, "prompt": "Q", "response": "a", "metadata": {"baseline": empty}}
+        g = grader.grade(row)
+        assert g.error and g.passed is None and "no_baseline" in g.flags
+
+
+def test_reference_mode_needs_a_reference_that_says_something(simulator):
+    grader = judge(simulator, mode="reference")
+    for empty in ("", "   ", [], {}):
+        g = grader.grade({"id": 1, "prompt": "2+2?", "response": "It is 4.", "reference": empty})
+        assert g.error and g.passed is None and g.flags == ["bad_reference"], empty
+    assert grader.grade({"id": 2, "prompt": "2+2?", "response": "It is 4.", "reference": 4}).passed
 
 
 def test_spec_errors_name_the_problem(tmp_path):

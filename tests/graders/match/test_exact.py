@@ -33,6 +33,24 @@ def test_reference_lists_accept_any():
     assert grade("Lutetia", reference=["Paris", "Lutetia"]).passed is True
 
 
+@pytest.mark.parametrize(
+    ("response", "reference"),
+    [
+        ("", ""),  # an empty key would pass an empty response
+        ("  ", "  "),
+        ("", ["Paris", ""]),
+        ("the", "the"),  # empty once the articles are removed
+        ("{'a': 1}", {"a": 1}),  # not text: its repr is no key
+        ("None", [None]),
+        ("x", []),
+    ],
+)
+def test_a_reference_that_is_no_text_or_is_empty_is_an_error(response, reference):
+    g = grade(response, reference=reference, normalize=["remove_articles", "strip"])
+    assert g.error and g.passed is None and g.flags == ["bad_reference"]
+    assert grade("42", reference=42).passed is True  # a number is its text
+
+
 def test_extracted_answers_that_differ_are_a_hedge():
     g = grade("Answer: Paris\n\\boxed{Lyon}", extract="final_answer")
     assert g.passed is False and g.flags == [Flag.HEDGED]

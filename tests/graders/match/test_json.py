@@ -58,10 +58,17 @@ def test_schema_from_file_and_from_reference(tmp_path):
     g = load_grader("json", schema_from_reference=True)
     assert g.grade({"id": 1, "response": "3", "reference": {"type": "integer"}}).passed is True
     assert "bad_reference" in g.grade({"id": 1, "response": "3", "reference": {"type": 7}}).flags
+    # the value where its schema belongs: no keyword, so it would pass any JSON
+    value = g.grade({"id": 1, "response": '{"name": "a"}', "reference": {"name": "a"}})
+    assert value.error and "constrains nothing" in value.error and value.passed is None
+    for anything in ({}, True):  # "any JSON", said on purpose
+        assert g.grade({"id": 1, "response": "[1]", "reference": anything}).passed is True
 
 
 def test_invalid_schemas_are_spec_errors():
     with pytest.raises(SpecError, match="invalid JSON Schema"):
         load_grader("json", schema={"type": "nonsense"})
+    with pytest.raises(SpecError, match="is a JSON Schema keyword"):
+        load_grader("json", schema={"title": "Answer", "name": "x"})
     with pytest.raises(SpecError, match="give 'schema'"):
         load_grader("json")

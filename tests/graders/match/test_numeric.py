@@ -62,5 +62,17 @@ def test_tiny_numbers_are_not_equal():
 
 
 def test_bad_reference_is_an_error_not_a_fail():
-    g = grade("5", "five")
-    assert g.error and g.passed is None and "bad_reference" in g.flags
+    for reference in ("five", "####", "He sold 5.\n####", float("nan"), {"a": 1}):
+        g = grade("5", reference)
+        assert g.error and g.passed is None and "bad_reference" in g.flags, reference
+
+
+@pytest.mark.parametrize(
+    ("response", "passed"),
+    [("\\boxed{1000}", True), ("#### 1,000", True), ("25*40=<<25*40=1000>>1000\n#### 1000", True)]
+    + [("#### 999", False), ("\\boxed{1000}\n#### 999", False)],
+)
+def test_a_gsm8k_answer_is_the_number_on_its_final_hashes_line(response, passed):
+    key = "He earns 25*40=<<25*40=1000>>1,000 a week.\n#### 1,000"
+    g = grade(response, key)
+    assert g.error is None and g.passed is passed, (g.flags, g.explanation)

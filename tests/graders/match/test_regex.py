@@ -24,6 +24,9 @@ def test_pattern_from_reference_needs_a_reference():
     assert g.grade({"id": 1, "response": "x=5", "reference": r"x\s*=\s*5"}).passed is True
     assert g.grade({"id": 1, "response": "x"}).flags == [Flag.NO_REFERENCE]
     assert "bad_reference" in g.grade({"id": 1, "response": "x", "reference": "("}).flags
+    for blank in ("", "  ", 5):  # an empty pattern matches everything: no check at all
+        g_blank = g.grade({"id": 1, "response": "x", "reference": blank})
+        assert g_blank.error and g_blank.passed is None and "bad_reference" in g_blank.flags
 
 
 def test_catastrophic_backtracking_is_killed_not_waited_for():
@@ -40,3 +43,5 @@ def test_exactly_one_pattern_source():
         load_grader("regex")
     with pytest.raises(SpecError, match="exactly one"):
         load_grader("regex", pattern="x", pattern_from_reference=True)
+    with pytest.raises(SpecError, match="empty or blank pattern"):
+        load_grader("regex", pattern=" ")

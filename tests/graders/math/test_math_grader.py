@@ -210,6 +210,42 @@ def test_extraction_modes():
 def test_bad_references_are_errors_not_fails(grader):
     g = grader.grade({"id": 1, "response": r"\boxed{5}", "reference": ["a", "list"]})
     assert g.error and "bad_reference" in g.flags and g.passed is None
+    rows = [
+        (r"\boxed{10}", "####"),
+        (r"\boxed{10}", "He sold 5+5=<<5+5=10>>10.\n####"),
+        (r"\boxed{2}", r"2^{x^{x}}"),  # refused by the parser
+        (r"\boxed{2}", r"y = 2^{x^{x}}"),  # the same, as a relation
+        (r"\boxed{AB=4, CD=2}", r"AB=4, CD=2^{x^{x}}"),  # the same, as a named value
+    ]
+    for g in grade_all(grader, rows):
+        assert g.error and "bad_reference" in g.flags and g.passed is None, g
+
+
+SHORT_GSM8K = "The total is 5+5=<<5+5=10>>10.\n#### 10"
+LONG_GSM8K = (
+    "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
+    "Natalia sold 48+24 = <<48+24=72>>72 clips altogether in April and May.\n#### 72"
+)
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "passed"),
+    [
+        (r"\boxed{10}", SHORT_GSM8K, True),  # once read as the equation 5+5 = 10
+        ("#### 10", SHORT_GSM8K, True),
+        (r"\boxed{5+5=10}", SHORT_GSM8K, True),
+        (r"\boxed{11}", SHORT_GSM8K, False),
+        (r"\boxed{10}", "#### 10", True),
+        (r"\boxed{72}", LONG_GSM8K, True),
+        ("48/2=<<48/2=24>>24\n#### 72", LONG_GSM8K, True),  # a calculator mark is not an answer
+        (r"\boxed{24}", LONG_GSM8K, False),
+        (r"\boxed{1000}", "So 2*500=<<2*500=1000>>1,000.\n#### 1,000", True),
+        ("\\boxed{3}\n#### 5", "#### 5", False),  # two answers: hedged
+    ],
+)
+def test_a_gsm8k_answer_is_read_as_its_final_hashes_line(grader, response, gold, passed):
+    g = grader.grade({"id": 1, "response": response, "reference": gold})
+    assert g.error is None and g.passed is passed, (g.flags, g.explanation)
 
 
 def test_numbers_as_references(grader):

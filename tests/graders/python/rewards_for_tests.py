@@ -14,3 +14,8 @@ class LengthReward:
 
     def __call__(self, completions, **kwargs):
         return [min(1.0, len(c) / 100) for c in completions]
+
+
+def not_applicable(completions, **kwargs):
+    """TRL's "not applicable" for every completion."""
+    return [None for _ in completions]

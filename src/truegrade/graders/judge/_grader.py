@@ -16,6 +16,9 @@ grader does about each:
   ``policy_model``) is refused (``self_judge_refused``) unless ``allow_self_judge`` is set.
 * **Master keys.** In reference mode, content-free responses (``:``, ``Solution``) fail without
   a judge call (``master_key``).
+* **Nothing to compare with.** In reference mode an empty reference, and in pairwise mode an
+  empty baseline, is an error (``bad_reference``, ``no_baseline``) without a judge call: a judge
+  asked to compare with nothing still answers, and its answer would be a score.
 * **Coarse verdicts.** With log-probabilities, scores are expectations over the verdict token's
   alternatives (``logprob_score``).
 
@@ -81,7 +84,18 @@ class JudgeFlag:
     UNPARSEABLE = "unparseable_verdict"
     """The judge's answer did not end with the required verdict line."""
     NO_BASELINE = "no_baseline"
-    """Pairwise: the sample has no baseline response."""
+    """Pairwise: the sample has no baseline response (or an empty one)."""
+    BAD_REFERENCE = "bad_reference"
+    """Reference mode: the reference is empty."""
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A reference or baseline as the text a judge reads; None when it says nothing (missing,
+    blank, an empty list or object)."""
+    if value is None or (isinstance(value, (list, tuple, dict)) and not value):
+        return None
+    text = value if isinstance(value, str) else str(value)
+    return text if text.strip() else None
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -249,9 +263,7 @@ class JudgeGrader(BaseGrader):
         value: Any = sample.reference
         if field_name.startswith("metadata."):
             value = sample.metadata.get(field_name.removeprefix("metadata."))
-        if value is None:
-            return None
-        return value if isinstance(value, str) else str(value)
+        return _text_or_none(value)
 
     async def _grade_one(
         self, sample: Sample, clients: dict[str, JudgeClient], *, cache_only: bool = False
@@ -273,6 +285,13 @@ class JudgeGrader(BaseGrader):
                 "rejected unjudged (reject_injections)" + note, *flags, latency_ms=elapsed()
             )
         mode = self.options.mode
+        if mode == "reference" and _text_or_none(sample.reference) is None:
+            return Grade.failure(
+                "the reference is empty: there is nothing to judge the response against",
+                JudgeFlag.BAD_REFERENCE,
+                *flags,
+                latency_ms=elapsed(),
+            )
         if mode == "reference" and self.options.reject_master_keys and _content_free(candidate):
             return Grade.reject(
                 "the response has no content to judge (a master key such as ':' or 'Solution')"
@@ -284,7 +303,8 @@ class JudgeGrader(BaseGrader):
         baseline = self._baseline(sample) if mode == "pairwise" else None
         if mode == "pairwise" and baseline is None:
             return Grade.failure(
-                f"pairwise judging needs a baseline response in {self.options.baseline_field!r}",
+                "pairwise judging needs a baseline response (not empty) in "
+                f"{self.options.baseline_field!r}",
                 JudgeFlag.NO_BASELINE,
                 *flags,
                 latency_ms=elapsed(),
@@ -395,9 +415,7 @@ class JudgeGrader(BaseGrader):
                 judge.label, (raw - lo) / (hi - lo), verdict.value, raw=raw, soft=soft is not None
             )
         if mode == "reference":
-            reference = (
-                sample.reference if isinstance(sample.reference, str) else str(sample.reference)
-            )
+            reference = _text_or_none(sample.reference) or ""
             verdict, soft = await self._complete(
                 client,
                 {"instruction": instruction, "response": candidate, "reference": reference},

@@ -2,7 +2,8 @@
 
 Normalisation is explicit: only the steps named in ``normalize`` are applied, in a fixed order,
 so "exact" never silently means "close enough". With ``extract``, every extracted answer counts:
-two different ones fail as ``hedged``.
+two different ones fail as ``hedged``. A reference that is not text (or a number), or that is
+empty once normalised, is an error: an empty key would pass an empty response.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from pydantic import field_validator
 
 from truegrade.core import Flag
 from truegrade.graders._extract import check_pattern, final_answers, pattern_matches
-from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, verdict
+from truegrade.graders._kernel import (
+    GraderOptions,
+    Kernel,
+    KernelGrader,
+    error_verdict,
+    verdict,
+)
 
 __all__ = ["NORMALIZERS", "ExactGrader", "ExactOptions", "normalize_text"]
 
@@ -85,7 +92,19 @@ class _ExactKernel:
     def __call__(self, payload: tuple[str, Any]) -> dict[str, Any]:
         response, reference = payload
         references = reference if isinstance(reference, list) else [reference]
+        wrong = [r for r in references if not isinstance(r, (str, int, float))]
+        if wrong or not references:
+            what = type(wrong[0]).__name__ if wrong else "an empty list"
+            return error_verdict(
+                f"the reference must be text or a list of accepted texts, got {what}",
+                "bad_reference",
+            )
         targets = {normalize_text(str(r), self.steps) for r in references}
+        if "" in targets:
+            return error_verdict(
+                "the reference is empty (after normalisation): it would pass an empty response",
+                "bad_reference",
+            )
         if self.extract is None:
             candidates = [response]
         elif self.extract == "final_answer":

@@ -94,12 +94,19 @@ class JsonOptions(GraderOptions):
 
 
 def _check_schema(schema: Any) -> str | None:
+    """Why ``schema`` is no JSON Schema, or None. An object none of whose keys is a keyword of
+    its draft (``{"name": "x"}``: a value given where its schema belongs) constrains nothing
+    and would pass any JSON, so it is refused; ``{}`` and ``true`` say "anything" on purpose."""
     if not isinstance(schema, (dict, bool)):
         return "a JSON Schema must be an object"
+    validator = jsonschema.validators.validator_for(schema)
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
+        validator.check_schema(schema)  # type: ignore[arg-type]
     except SchemaError as exc:
         return f"invalid JSON Schema: {exc.message}"
+    if isinstance(schema, dict) and schema and not set(schema) & set(validator.VALIDATORS):
+        shown = ", ".join(repr(k) for k in list(schema)[:4])
+        return f"none of its keys ({shown}) is a JSON Schema keyword: it constrains nothing"
     return None
 
 

@@ -2,11 +2,13 @@
 
 Exact by default (rational arithmetic, no float error); absolute and relative tolerances apply
 only when configured and are reported by name. No percent rescaling: ``5`` never matches ``0.05``
-or ``500``; ``50%`` matches ``50%`` and, when the reference is ``50%``, a bare ``50``.
+or ``500``; ``50%`` matches ``50%`` and, when the reference is ``50%``, a bare ``50``. A GSM8K
+answer as the reference is the number its final ``####`` line states.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -14,7 +16,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from truegrade.core import Flag
-from truegrade.graders._extract import check_pattern, final_answers, pattern_matches
+from truegrade.graders._extract import check_pattern, final_answers, gsm8k_key, pattern_matches
 from truegrade.graders._kernel import (
     GraderOptions,
     Kernel,
@@ -55,8 +57,12 @@ def _reference_number(reference: Any) -> ParsedNumber:
     if isinstance(reference, int):
         return ParsedNumber(Fraction(reference))
     if isinstance(reference, float):
+        if not math.isfinite(reference):
+            return ParsedNumber(None, problem="not_a_number")
         return ParsedNumber(Fraction(repr(reference)))
-    return parse_number(str(reference))
+    text = str(reference)
+    stated = gsm8k_key(text)
+    return parse_number(text if stated is None else stated)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Patterns are the user's, responses are hostile, and a backtracking pattern can run for ever on
 the right input, so this grader runs in killable workers by default: a catastrophic match becomes
-a ``timeout`` grade, not a hung batch.
+a ``timeout`` grade, not a hung batch. A pattern that does not compile, or an empty or blank one
+(a blank cell, which would match everything or nearly), is an error, never a verdict.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class RegexOptions(GraderOptions):
         if (self.pattern is None) == (not self.pattern_from_reference):
             raise ValueError("give exactly one of 'pattern' or 'pattern_from_reference: true'")
         if self.pattern is not None:
+            if not self.pattern.strip():
+                raise ValueError("an empty or blank pattern is no check")
             check_pattern(self.pattern)
         return self
 
@@ -66,6 +69,10 @@ class _RegexKernel:
         source = self.pattern if self.pattern is not None else reference
         if not isinstance(source, str):
             return error_verdict("the reference is not a pattern string", "bad_reference")
+        if not source.strip():
+            return error_verdict(
+                "the reference is an empty or blank pattern: it checks nothing", "bad_reference"
+            )
         try:
             compiled = re.compile(source, self.flags)
         except re.error as exc:

@@ -13,10 +13,13 @@ against a number key skips normalisation; a mixed number (``1\\frac{1}{10}``, re
 as ``1 + 1/10``) against a number or another mixed number is compared as exact fractions instead
 of being parsed to SymPy (a few milliseconds each).
 
-Keys are read for what they state (docs/math.md, "How keys are read"): a boxed key is its box, a
-worked solution its stated answer, ``AB=4, CD=5`` named values, ``y = 2x + 3`` a value that an
-equivalent equation also matches, ``12:00`` a time of day (compared as a time, never as the
-ratio 12:0), an inequality in one unknown its solution set.
+Keys are read for what they state (docs/math.md, "How keys are read"): a GSM8K answer is what its
+final ``####`` line states, a boxed key is its box, a worked solution its stated answer,
+``AB=4, CD=5`` named values, ``y = 2x + 3`` a value that an equivalent equation also matches,
+``12:00`` a time of day (compared as a time, never as the ratio 12:0), an inequality in one
+unknown its solution set. A key that states no answer (a sentence, an empty ``####`` line) is
+an error for every response, and one the parser refuses is an error wherever an answer must be
+checked against it: never a score of 0 that a trainer would learn from.
 
 Runs only inside the engine's killable workers: SymPy is imported on first use there, and any
 input that makes parsing or simplification slow is stopped by the per-item deadline.
@@ -32,7 +35,12 @@ from fractions import Fraction
 from typing import Any
 
 from truegrade.core import Flag
-from truegrade.graders._extract import boxed_spans, final_answers
+from truegrade.graders._extract import (
+    boxed_spans,
+    final_answers,
+    gsm8k_key,
+    without_calculator_marks,
+)
 from truegrade.graders._kernel import error_verdict, verdict
 from truegrade.graders._numbers import parse_number, within_tolerance
 from truegrade.graders.math._normalize import (
@@ -114,6 +122,24 @@ class _Gold:
 
 
 _GROUPED_NUMBER = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# a key written as a sentence states no answer (docs/math.md, "A key is an answer, not a
+# sentence"): its words are counted outside LaTeX commands, inside \text{} as anywhere
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}")
+_COMMAND = re.compile(r"\\[a-zA-Z]+")
+_WORD_RUN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?(?:[ \t]+[A-Za-z]+(?:'[A-Za-z]+)?)*")
+_ENDS_SENTENCE = re.compile(r"[A-Za-z0-9][.!?]$")
+# words that are mathematics, not prose: function names of plain and Python syntax, and list
+# separators, which end a run of words as a comma does
+_NOT_PROSE = frozenset(
+    {
+        *("sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "sinh", "cosh"),
+        *("tanh", "exp", "log", "ln", "sqrt", "abs", "pi", "mod", "gcd", "lcm", "max", "min"),
+        *("det", "lim", "oo", "infty"),
+    }
+)
+_SEPARATORS = frozenset(("and", "or"))
+_PROSE_RUN_WORDS = 5
+_SENTENCE_WORDS = 3
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _MAX_WORDS_BETWEEN_BOXES = 3
 _SOLUTION_CHARS = 80
@@ -136,6 +162,29 @@ def _squash(core: str) -> str:
 
 def _failed_gold(answer: Answer, problem: str) -> _Gold:
     return _Gold(answer, False, None, None, "", False, problem=problem)
+
+
+def _is_prose(key: str) -> bool:
+    """A key written as a sentence: five words in a row (``Let's think step by step``), or a
+    full stop, ``!`` or ``?`` ending three words or more (``The answer is 5.``). Words are runs of
+    two letters or more; single letters (variables), LaTeX commands and function names are not
+    counted, and ``and`` / ``or`` separate a list as commas do. Names, ``yes``, an option letter
+    and short phrases (``all real numbers``, ``\\text{no solution}``) are answers."""
+    text = _COMMAND.sub(" ", _ENVIRONMENT.sub(" ", key))
+    words = 0
+    for run in _WORD_RUN.finditer(text):
+        in_run = 0
+        for word in run.group().split():
+            lower = word.lower()
+            if lower in _SEPARATORS:
+                in_run = 0
+            elif len(word) > 1 and lower not in _NOT_PROSE:
+                in_run += 1
+                words += 1
+                if in_run >= _PROSE_RUN_WORDS:
+                    return True
+    ending = text.rstrip().rstrip("${} \t")
+    return words >= _SENTENCE_WORDS and bool(_ENDS_SENTENCE.search(ending))
 
 
 def _gold_boxes(reference: str) -> str | _Gold:
@@ -170,6 +219,12 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
         answer = normalize_answer(reference)
         return _Gold(answer, False, parse_number(answer.core).value, None, answer.core, False)
     reference = undouble_commands(reference)
+    stated_by_hashes = gsm8k_key(reference)
+    if stated_by_hashes is not None:  # a GSM8K answer: its final #### line
+        if not stated_by_hashes:
+            return _failed_gold(normalize_answer(""), "the reference's '####' line states nothing")
+        reference = stated_by_hashes
+    reference = without_calculator_marks(reference)
     if "\\boxed" in reference or "\\fbox" in reference:
         boxed = _gold_boxes(reference)
         if isinstance(boxed, _Gold):
@@ -179,6 +234,10 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
         stated = set(final_answers(reference, boxes=False).statements)
         if len(stated) == 1:
             reference = stated.pop()
+    if _is_prose(reference):
+        return _failed_gold(
+            normalize_answer(""), f"the reference {reference[:60]!r} is a sentence, not an answer"
+        )
     loose = normalize_answer(reference, collapse_thousands=False)
     if loose.problem:
         return _failed_gold(loose, "the reference is too long")
@@ -243,6 +302,12 @@ class _Result:
     how: str = ""
     flags: tuple[str, ...] = ()
     why: str = ""
+    #: Why the key could not be checked against this statement: the row is an error.
+    error: str | None = None
+
+
+def _bad_reference(why: str) -> _Result:
+    return _Result(False, flags=("bad_reference",), why=why, error=why)
 
 
 @dataclass
@@ -319,6 +384,9 @@ class MathKernel:
         if gold.is_collection and len(distinct) > 1:
             distinct = [", ".join(distinct)]
         results = [self._check(gold, statement) for statement in distinct]
+        for result in results:
+            if result.error is not None:
+                return error_verdict(result.error, *result.flags)
         if len(results) == 1:
             return _verdict_of(results[0])
         if all(r.passed for r in results):
@@ -331,6 +399,8 @@ class MathKernel:
     # -- one statement -------------------------------------------------------------------------
 
     def _check(self, gold: _Gold, statement: str) -> _Result:
+        if gold.problem:
+            return _bad_reference(gold.problem)
         if gold.named:
             return self._compare_named(gold, statement)
         if (
@@ -441,6 +511,8 @@ class MathKernel:
             for value in wanted:
                 for i, candidate in enumerate(remaining):
                     result = self._check(self.gold(value), candidate)
+                    if result.error is not None:
+                        return result
                     if result.passed:
                         hows.append(result.how)
                         del remaining[i]
@@ -513,11 +585,7 @@ class MathKernel:
 
         parsed_gold = gold.parsed()
         if parsed_gold.problem:
-            return _Result(
-                False,
-                flags=("bad_reference",),
-                why=f"the reference cannot be checked: {parsed_gold.detail}",
-            )
+            return _bad_reference(f"the reference cannot be checked: {parsed_gold.detail}")
         literal = parse_number(value).value  # 1.25e18 is a number, not 1.25 e 18
         parsed = exact_value(literal) if literal is not None else parse_core(value)
         if parsed.problem:
@@ -569,7 +637,7 @@ class MathKernel:
             return _Result(True, "exact_match", why="identical to the reference")
         parsed_gold, parsed = gold.relation(), parse_core(core)
         if parsed_gold.problem:
-            return _Result(False, flags=("bad_reference",), why=parsed_gold.detail)
+            return _bad_reference(f"the reference cannot be checked: {parsed_gold.detail}")
         if parsed.problem:
             return _Result(False, flags=(parsed.problem,), why=parsed.detail)
         try:
