@@ -51,12 +51,20 @@ def test_gsm8k_rows_keep_the_worked_solution_and_take_the_number_after_the_marks
     assert sample.id == 7 and sample.response is None
 
 
-def test_gsm8k_final_answer_reads_the_last_marked_line_without_thousands_commas():
-    assert gsm8k_final_answer("a\n#### 1,234") == "1234"
+def test_gsm8k_final_answer_reads_the_last_marked_line():
+    assert gsm8k_final_answer("a\n#### 1,234") == "1,234"
     assert gsm8k_final_answer("x <<2*3=6>>6\n#### -5.5 \n") == "-5.5"
     assert gsm8k_final_answer("#### 1\nthen\n#### 2") == "2"
+    assert gsm8k_final_answer("#### <<2*3=6>>6") == "6"
     assert gsm8k_final_answer("no marks") is None
-    assert gsm8k_final_answer("#### ") is None
+    assert gsm8k_final_answer("#### ") == ""  # a line that states nothing
+
+
+def test_the_gsm8k_preset_drops_thousands_commas_and_keeps_an_empty_line_for_the_grader():
+    assert apply_preset({"question": "q", "answer": "so\n#### 1,234"})["reference"] == "1234"
+    empty = {"question": "q", "answer": "so\n#### "}
+    assert detect_preset(empty) is None  # nothing to read: the columns as they are
+    assert apply_preset(empty, "gsm8k")["reference"] == empty["answer"]
 
 
 def test_math500_takes_its_answer_column_and_math_the_solution_box():

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from truegrade.core import gsm8k_final_answer
 from truegrade.graders._extract import (
     boxed_contents,
     clean_answer,
     final_answers,
-    gsm8k_key,
     without_calculator_marks,
 )
 
@@ -138,7 +138,7 @@ def test_the_cheap_answer_word_scan_misses_nothing_the_patterns_match():
     ],
 )
 def test_a_gsm8k_answer_states_what_its_final_hashes_line_says(text, key):
-    assert gsm8k_key(text) == key
+    assert gsm8k_final_answer(text) == key
 
 
 def test_calculator_marks_are_never_read():
@@ -153,4 +153,4 @@ def test_calculator_marks_are_never_read():
 @pytest.mark.parametrize("hostile", ["<<" * 200_000, "<<1=" + "1" * 200_000, "<<=" * 100_000])
 def test_calculator_marks_are_removed_in_linear_time(hostile):
     assert without_calculator_marks(hostile) == hostile
-    assert gsm8k_key("#### " + hostile) == hostile
+    assert gsm8k_final_answer("#### " + hostile) == hostile

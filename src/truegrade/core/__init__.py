@@ -38,6 +38,7 @@ from truegrade.core._grader import (
     run_grader_async,
 )
 from truegrade.core._presets import (
+    GSM8K_FINAL_LINE,
     PRESET_NAMES,
     PRESETS,
     Preset,
@@ -47,6 +48,7 @@ from truegrade.core._presets import (
     gsm8k_final_answer,
     last_boxed,
     preset_named,
+    without_calculator_marks,
 )
 from truegrade.core._registry import (
     GraderFactory,
@@ -69,6 +71,7 @@ from truegrade.core._sample import (
 
 __all__ = [
     "COLUMNS",
+    "GSM8K_FINAL_LINE",
     "PRESETS",
     "PRESET_NAMES",
     "AllOf",
@@ -120,4 +123,5 @@ __all__ = [
     "run_grader_async",
     "to_sample",
     "to_samples",
+    "without_calculator_marks",
 ]

@@ -30,6 +30,7 @@ from typing import Any
 from truegrade.core._errors import DataError
 
 __all__ = [
+    "GSM8K_FINAL_LINE",
     "PRESETS",
     "PRESET_NAMES",
     "RESPONSE_COLUMNS",
@@ -41,6 +42,7 @@ __all__ = [
     "last_boxed",
     "mbpp_check",
     "preset_named",
+    "without_calculator_marks",
 ]
 
 RESPONSE_COLUMNS = ("response", "completion")
@@ -87,25 +89,33 @@ class Preset:
 
 # --- answers inside published solutions --------------------------------------------------------
 
-_GSM8K_FINAL = re.compile(r"(?:^|\n)[ \t]*####[ \t]*([^\n]*?)[ \t]*(?:\n|$)")
+GSM8K_FINAL_LINE = re.compile(r"(?m)^[ \t]*####[ \t]*([^\n]*)$")
+"""A GSM8K ``####`` line and what it states (group 1)."""
+# GSM8K's calculator annotation, <<48/2=24>>: an expression, "=", its value (never an answer)
+_CALCULATOR_MARK = re.compile(r"<<[^<>=\n]*=[^<>\n]*>>")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
+def without_calculator_marks(text: str) -> str:
+    """``text`` without GSM8K's calculator marks: ``48/2 = <<48/2=24>>24`` reads ``48/2 = 24``."""
+    return _CALCULATOR_MARK.sub("", text) if "<<" in text else text
+
+
 def gsm8k_final_answer(text: str) -> str | None:
-    """The answer after the last ``#### `` line of a GSM8K solution (thousands commas dropped:
-    GSM8K writes ``#### 1,000`` for some answers), or None when there is no such line or it is
-    empty.
+    """What a GSM8K solution's final ``####`` line states, calculator marks removed (``""`` when
+    that line states nothing), or None when ``text`` has no ``####`` line. The one reading of
+    GSM8K's answers: the preset's and the graders'.
 
     Examples:
-        >>> gsm8k_final_answer("Natalia sold 48/2 = <<48/2=24>>24 clips.\\n#### 72")
-        '72'
-        >>> gsm8k_final_answer("#### 1,250") is None
-        False
+        >>> gsm8k_final_answer("He sold 5+5=<<5+5=10>>10.\\n#### 10")
+        '10'
+        >>> gsm8k_final_answer("####") == "" and gsm8k_final_answer("10") is None
+        True
     """
-    found = _GSM8K_FINAL.findall(text)
-    if not found or not found[-1].strip():
+    if "####" not in text:
         return None
-    return _THOUSANDS.sub("", found[-1].strip())
+    found = GSM8K_FINAL_LINE.findall(text)
+    return without_calculator_marks(found[-1]).strip() if found else None
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\b")
@@ -192,7 +202,8 @@ def _gsm8k(row: Mapping[str, Any]) -> dict[str, Any]:
     _prompt(row, out, "question")
     answer = row["answer"]
     final = gsm8k_final_answer(answer) if isinstance(answer, str) else None
-    out["reference"] = final if final is not None else answer
+    # GSM8K writes some answers with thousands commas (#### 1,000): one number, not a list
+    out["reference"] = _THOUSANDS.sub("", final) if final else answer
     out["solution"] = answer  # the worked solution as published, for your own reward function
     _response(row, out)
     return out
@@ -200,7 +211,7 @@ def _gsm8k(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def _is_gsm8k(row: Mapping[str, Any]) -> bool:
     answer = row.get("answer")
-    return isinstance(answer, str) and gsm8k_final_answer(answer) is not None
+    return isinstance(answer, str) and bool(gsm8k_final_answer(answer))
 
 
 def _math(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,13 +24,16 @@ last "is" ("Final Answer: The largest $n$ is 34." states 34).
 
 GSM8K's calculator marks (``<<48/2=24>>``, the working repeated for a calculator) are removed
 before anything is read, from responses that copy GSM8K's style as from its answers; and a
-GSM8K answer used as a key is read by ``gsm8k_key``: what its final ``####`` line states.
+GSM8K answer used as a key is read by ``truegrade.core.gsm8k_final_answer``: what its final
+``####`` line states.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from truegrade.core import GSM8K_FINAL_LINE, without_calculator_marks
 
 __all__ = [
     "FinalAnswers",
@@ -39,10 +42,8 @@ __all__ = [
     "check_pattern",
     "clean_answer",
     "final_answers",
-    "gsm8k_key",
     "pattern_matches",
     "short_answer",
-    "without_calculator_marks",
 ]
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
@@ -51,9 +52,6 @@ _ANSWER_LINE = re.compile(
     r"(?im)^[ \t>*_#]*(?:the[ \t]+)?(?:(?:final|correct)[ \t]+)?answer(?:[ \t*_]*is)?[ \t*_]*"
     r"[:\uff1a]([^\n]*)$"
 )
-_HASHES = re.compile(r"(?m)^[ \t]*####[ \t]*([^\n]*)$")
-# GSM8K's calculator annotation, <<48/2=24>>: an expression, "=", its value (never an answer)
-_CALCULATOR_MARK = re.compile(r"<<[^<>=\n]*=[^<>\n]*>>")
 # a phrase's answer runs to the end of its sentence, so two phrases on one line are two answers
 _TO_SENTENCE_END = r"([^\n]*?)(?=\.(?:\s|$)|\n|$)"
 _PHRASE = re.compile(
@@ -86,29 +84,6 @@ _INLINE_FINAL = re.compile(r"(?i)(?<![a-z])final[ \t]+answer[ \t*_]*[:\uff1a]([^
 _PERCENT_AFTER = re.compile(r"[ \t]*(?:\\?%|percent\b|pct\b)", re.IGNORECASE)
 _COPULA = re.compile(r"(?i)(?<![a-z])is[ \t]+")
 _PROSE_WORD = re.compile(r"[a-zA-Z]{3,}")
-
-
-def without_calculator_marks(text: str) -> str:
-    """``text`` without GSM8K's calculator marks: ``48/2 = <<48/2=24>>24`` reads ``48/2 = 24``."""
-    return _CALCULATOR_MARK.sub("", text) if "<<" in text else text
-
-
-def gsm8k_key(text: str) -> str | None:
-    """The answer a GSM8K answer states: what follows its final ``####`` line, calculator marks
-    removed (``""`` when that line states nothing), or None when ``text`` has no ``####`` line.
-
-    Examples:
-        >>> gsm8k_key("He sold 5+5=<<5+5=10>>10.\\n#### 10")
-        '10'
-        >>> gsm8k_key("####") == "" and gsm8k_key("10") is None
-        True
-    """
-    if "####" not in text:
-        return None
-    last: re.Match[str] | None = None
-    for match in _HASHES.finditer(text):
-        last = match
-    return None if last is None else without_calculator_marks(last.group(1)).strip()
 
 
 def boxed_contents(text: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
@@ -210,7 +185,7 @@ def final_answers(
     worded = lines and "answer" in text.casefold()
     if lines:
         patterns = ((_ANSWER_LINE, _FINAL_PHRASE) if worded else ()) + (
-            (_HASHES,) if "####" in text else ()
+            (GSM8K_FINAL_LINE,) if "####" in text else ()
         )
         patterns += (_INLINE_FINAL,) if short and worded else ()
         for pattern in patterns:

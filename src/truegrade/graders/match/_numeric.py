@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from truegrade.core import Flag
-from truegrade.graders._extract import check_pattern, final_answers, gsm8k_key, pattern_matches
+from truegrade.core import Flag, gsm8k_final_answer
+from truegrade.graders._extract import check_pattern, final_answers, pattern_matches
 from truegrade.graders._kernel import (
     GraderOptions,
     Kernel,
@@ -61,7 +61,7 @@ def _reference_number(reference: Any) -> ParsedNumber:
             return ParsedNumber(None, problem="not_a_number")
         return ParsedNumber(Fraction(repr(reference)))
     text = str(reference)
-    stated = gsm8k_key(text)
+    stated = gsm8k_final_answer(text)
     return parse_number(text if stated is None else stated)
 
 

@@ -34,13 +34,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from truegrade.core import Flag
-from truegrade.graders._extract import (
-    boxed_spans,
-    final_answers,
-    gsm8k_key,
-    without_calculator_marks,
-)
+from truegrade.core import Flag, gsm8k_final_answer, without_calculator_marks
+from truegrade.graders._extract import boxed_spans, final_answers
 from truegrade.graders._kernel import error_verdict, verdict
 from truegrade.graders._numbers import parse_number, within_tolerance
 from truegrade.graders.math._normalize import (
@@ -219,7 +214,7 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
         answer = normalize_answer(reference)
         return _Gold(answer, False, parse_number(answer.core).value, None, answer.core, False)
     reference = undouble_commands(reference)
-    stated_by_hashes = gsm8k_key(reference)
+    stated_by_hashes = gsm8k_final_answer(reference)
     if stated_by_hashes is not None:  # a GSM8K answer: its final #### line
         if not stated_by_hashes:
             return _failed_gold(normalize_answer(""), "the reference's '####' line states nothing")

@@ -1,0 +1,71 @@
+"""Public datasets in the shape they are published, graded with no conversion: right responses
+pass, wrong ones fail, rows no grader can use are errors (never a silent 0).
+
+The rows and their responses are built by ``published_cases`` from ``published/`` (real rows,
+sources and licences in its README). Every disagreement is listed here with its reason; the test
+fails on any other, and on a listed one that no longer disagrees.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from tests.data.published_cases import CASES, EXPECT, Case
+from truegrade.core import Grade, load_grader, run_grader
+from truegrade.data import read_samples
+
+# (dataset, item, expected): why the grader decides otherwise
+KNOWN = {
+    ("mbppplus", "Mbpp/737", "pass"): "returns a re.Match object, which is not plain data",
+    ("mbppplus", "Mbpp/787", "pass"): "returns a re.Match object, which is not plain data",
+    ("mbppplus", "Mbpp/794", "pass"): "returns a re.Match object, which is not plain data",
+}
+
+
+def _outcome(grade: Grade) -> str:
+    if grade.error is not None:
+        return "error"
+    return "pass" if grade.passed else "fail"
+
+
+def graded(case: Case, tmp_path) -> list[tuple[str, str, str, Grade]]:
+    """``(item, expected, outcome, grade)`` for every row of the case, read from a file as a
+    user's command reads it."""
+    path = tmp_path / f"{case.name}.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in case.rows), encoding="utf-8")
+    said = []
+    samples = [s for _, s in read_samples(path, on_preset=said.append)]
+    assert [p.name for p in said] == [case.preset]
+    assert len(samples) == len(case.rows)
+    grades = run_grader(load_grader(case.grader, **case.options), samples)
+    return [
+        (s.item, s.metadata[EXPECT], _outcome(g), g) for s, g in zip(samples, grades, strict=True)
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", CASES, ids=[make.__name__ for make in CASES])
+def test_a_published_dataset_grades_with_no_conversion(make, tmp_path):
+    case = make()
+    results = graded(case, tmp_path)
+    counts = Counter((expected, outcome) for _, expected, outcome, _ in results)
+    assert sum(n for (e, _), n in counts.items() if e == "pass") >= 100
+    assert sum(n for (e, _), n in counts.items() if e == "fail") >= 100
+    unexpected = {
+        (case.name, item, expected): f"{outcome}: {grade.error or grade.explanation}"
+        for item, expected, outcome, grade in results
+        if outcome != expected
+    }
+    listed = {k: v for k, v in KNOWN.items() if k[0] == case.name}
+    assert unexpected.keys() == listed.keys(), (
+        f"new disagreements: {dict(list(unexpected.items())[:5])}; "
+        f"listed ones that agree now: {sorted(listed.keys() - unexpected.keys())}"
+    )
+    for _, expected, outcome, grade in results:
+        if expected == "error":
+            assert grade.passed is None and grade.error  # a reason, never a silent 0
+        if outcome == "fail":
+            assert grade.explanation  # a fail says why
