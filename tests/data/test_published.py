@@ -51,9 +51,9 @@ def graded(case: Case, tmp_path) -> list[tuple[str, str, str, Grade]]:
 def test_a_published_dataset_grades_with_no_conversion(make, tmp_path):
     case = make()
     results = graded(case, tmp_path)
-    counts = Counter((expected, outcome) for _, expected, outcome, _ in results)
-    assert sum(n for (e, _), n in counts.items() if e == "pass") >= 100
-    assert sum(n for (e, _), n in counts.items() if e == "fail") >= 100
+    counts = Counter(expected for _, expected, _, _ in results)
+    smallest = 60 if case.name == "humanevalplus" else 100  # 65 of HumanEval+'s rows are here
+    assert counts["pass"] >= smallest and counts["fail"] >= smallest
     unexpected = {
         (case.name, item, expected): f"{outcome}: {grade.error or grade.explanation}"
         for item, expected, outcome, grade in results
