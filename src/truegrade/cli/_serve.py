@@ -6,7 +6,17 @@ from typing import Annotated
 
 import typer
 
-from truegrade.cli._common import SPEC, GraderOptions, TimeoutOption, WorkersOption, err_console
+from truegrade.cli._common import (
+    SPEC,
+    FieldOption,
+    GraderOptions,
+    PresetOption,
+    TimeoutOption,
+    WorkersOption,
+    check_preset,
+    err_console,
+    field_map,
+)
 from truegrade.cli._grade import load_cli_grader
 
 __all__ = ["serve_command"]
@@ -34,10 +44,14 @@ def serve_command(
             "built-in list of common end-of-sequence tokens; --end-token '' cuts none).",
         ),
     ] = [],
+    preset: PresetOption = "auto",
+    field: FieldOption = [],
 ) -> None:
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     from truegrade.serve import serve
 
+    mapping = field_map(field)
+    check_preset(preset)
     the_grader = load_cli_grader(grader, option, timeout_s, workers=workers)
     err_console.print(
         f"serving {grader} on http://{host}:{port} (POST /grade, POST /get_reward,"
@@ -51,4 +65,6 @@ def serve_command(
         max_queue=max_queue,
         graceful_s=graceful_s,
         end_tokens=[t for t in end_token if t] if end_token else None,
+        preset=preset,
+        field_map=mapping or None,
     )

@@ -47,6 +47,7 @@ __all__ = [
     "BadRow",
     "count_rows",
     "get_field",
+    "one_sample",
     "read_rows",
     "read_samples",
     "row_to_samples",
@@ -378,6 +379,27 @@ def row_to_samples(
                 f"with --field {name}=COLUMN"
             )
     return samples
+
+
+def one_sample(
+    row: Any,
+    *,
+    index: int,
+    preset: str | Preset | None = "auto",
+    field_map: Mapping[str, str] | None = None,
+) -> Sample:
+    """The one sample a request or a batch record holds (the reward server, Ray Data): read as
+    a file's row is, but one response per row.
+
+    Raises:
+        DataError: the row is not an object, cannot be read, or carries a ``responses`` list.
+    """
+    if not isinstance(row, Mapping):
+        raise DataError(f"a row must be a JSON object, got {type(row).__name__}")
+    samples = row_to_samples(dict(row), line=index, preset=preset, field_map=field_map)
+    if len(samples) != 1:
+        raise DataError("the row has a 'responses' list: give one response per row")
+    return samples[0]
 
 
 def read_samples(

@@ -239,23 +239,15 @@ def _cells(row: dict[str, Any]) -> dict[str, Any]:
 
 def _grade_records(grader: Any, records: list[dict[str, Any]]) -> list[Grade]:
     """One grade per record, in order; a record that is not a row gets an error grade."""
-    from truegrade.data import row_to_samples
+    from truegrade.data import one_sample
 
     samples: list[Sample] = []
     bad: dict[int, Grade] = {}
     for i, row in enumerate(records):
         try:
-            found = row_to_samples(_cells(row), line=i + 1)
+            samples.append(one_sample(_cells(row), index=i + 1))
         except DataError as exc:
-            bad[i] = Grade.failure(f"row {i + 1} of the batch: {exc}", Flag.BAD_ROW)
-            continue
-        if len(found) != 1:
-            bad[i] = Grade.failure(
-                f"row {i + 1} of the batch has a 'responses' list: give one response per row",
-                Flag.BAD_ROW,
-            )
-            continue
-        samples.extend(found)
+            bad[i] = Grade.failure(f"row {i + 1} of the batch: {exc.reason}", Flag.BAD_ROW)
     graded = iter(run_grader(grader, samples))
     return [bad[i] if i in bad else next(graded) for i in range(len(records))]
 

@@ -21,7 +21,7 @@ import asyncio
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -38,8 +38,8 @@ from truegrade.core import (
     Sample,
     describe_validation_error,
     run_grader_async,
-    to_sample,
 )
+from truegrade.data import one_sample
 
 __all__ = [
     "END_TOKENS",
@@ -235,22 +235,30 @@ def response_of(query: str, prompt: str | None, end_tokens: Sequence[str] = END_
     return response
 
 
-def _rows_to_samples(rows: list[Any]) -> tuple[list[Sample], dict[int, Grade]]:
+def _rows_to_samples(
+    rows: list[Any], preset: str, field_map: Mapping[str, str] | None
+) -> tuple[list[Sample], dict[int, Grade]]:
     samples: list[Sample] = []
     bad: dict[int, Grade] = {}
     for i, row in enumerate(rows):
         try:
-            samples.append(to_sample(row, default_id=i))
-        except (DataError, TypeError) as exc:
-            bad[i] = Grade.failure(f"row {i}: {exc}", Flag.BAD_ROW)
+            samples.append(one_sample(row, index=i, preset=preset, field_map=field_map))
+        except DataError as exc:
+            bad[i] = Grade.failure(f"row {i}: {exc.reason}", Flag.BAD_ROW)
     return samples, bad
 
 
 def create_app(
-    grader: Grader, *, max_queue: int = 65_536, end_tokens: Sequence[str] = END_TOKENS
+    grader: Grader,
+    *,
+    max_queue: int = 65_536,
+    end_tokens: Sequence[str] = END_TOKENS,
+    preset: str = "auto",
+    field_map: Mapping[str, str] | None = None,
 ) -> FastAPI:
     """A FastAPI app serving ``grader`` (see the module docstring for the endpoints);
-    ``end_tokens`` are cut from the end of ``/get_reward``'s responses."""
+    ``end_tokens`` are cut from the end of ``/get_reward``'s responses; a ``/grade`` row is
+    read as a file's row is (``preset``, ``field_map``: ``--preset``, ``--field``)."""
     state = ServerState(grader, max_queue=max_queue)
 
     @asynccontextmanager
@@ -295,7 +303,7 @@ def create_app(
 
     @app.post("/grade")
     async def grade(body: GradeRequest) -> Any:
-        samples, bad = _rows_to_samples(body.samples)
+        samples, bad = _rows_to_samples(body.samples, preset, field_map)
         try:
             graded = iter(await grade_rows(samples))
         except _Busy as exc:

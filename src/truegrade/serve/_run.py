@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +29,21 @@ def serve(
     graceful_s: float = 30.0,
     log_level: str = "warning",
     end_tokens: Sequence[str] | None = None,
+    preset: str = "auto",
+    field_map: Mapping[str, str] | None = None,
 ) -> None:
     """Serve ``grader`` until interrupted; in-flight requests finish before the engine stops.
-    ``end_tokens`` replaces ``END_TOKENS``, the tokens cut from ``/get_reward``'s responses."""
+    ``end_tokens`` replaces ``END_TOKENS``, the tokens cut from ``/get_reward``'s responses;
+    ``preset`` and ``field_map`` say how a ``/grade`` row is read."""
     import uvicorn
 
     from truegrade.serve._app import END_TOKENS, create_app
 
     tokens = END_TOKENS if end_tokens is None else tuple(end_tokens)
     uvicorn.run(
-        create_app(grader, max_queue=max_queue, end_tokens=tokens),
+        create_app(
+            grader, max_queue=max_queue, end_tokens=tokens, preset=preset, field_map=field_map
+        ),
         host=host,
         port=port,
         log_level=log_level,
