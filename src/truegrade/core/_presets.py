@@ -504,7 +504,8 @@ _PRESETS = (
         "humaneval",
         "HumanEval, HumanEval+",
         "group = task_id, reference = check(candidate) in test with entry_point, "
-        "response = completion (or response); the prompt's helpers are the check's",
+        "response = completion (or response); the prompt's helpers are the check's; "
+        "HumanEval+'s plus_input (inputs without outputs) is not read",
         ("task_id", "prompt", "test", "entry_point"),
         _humaneval,
         _is_humaneval,
@@ -514,7 +515,8 @@ _PRESETS = (
         "mbpp",
         "MBPP, MBPP sanitized, MBPP+",
         "group = task_id, prompt = text (or prompt), reference = the test_list asserts (MBPP+: "
-        "its assertion script) with test_setup_code / test_imports, entry point from code",
+        "its assertion script; its plus_input is not read) with test_setup_code / "
+        "test_imports, entry point from code",
         ("task_id",),
         _mbpp,
         _is_mbpp,
