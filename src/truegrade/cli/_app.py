@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from truegrade._version import __version__
 from truegrade.cli._lazy import LazyCommand, LazyGroup
 
 __all__ = ["app", "main"]
@@ -103,6 +102,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from truegrade._version import __version__
+
         typer.echo(f"truegrade {__version__}")
         raise typer.Exit()
 
