@@ -1,7 +1,8 @@
-"""Start-up: ``truegrade --help`` and ``truegrade --version`` import no command.
+"""Start-up: ``truegrade --help`` loads no command, and a command's help loads only what it shows.
 
 Checked by what a fresh interpreter has imported, never by timings (those belong in
-``truegrade bench``): the command list comes from ``truegrade.cli._app`` alone.
+``truegrade bench``): the command list comes from ``truegrade.cli._app`` alone, and the command
+modules import the machinery they run (numerics, the HTTP stack, model libraries) only when run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ HEAVY = (
     "transformers",
     "uvicorn",
 )
+
+# Their options list a library's vocabulary (attack kinds, audit checks, harm tags), which comes
+# with the package that defines it, and those packages load numpy.
+SHOWS_A_NUMERIC_PACKAGE = {"attack", "audit", "card", "rubric"}
 
 
 def modules_loaded(argv: list[str], tmp_path: Path) -> set[str]:
@@ -75,6 +80,18 @@ def test_the_command_list_and_the_version_import_no_command(argv, also, tmp_path
     loaded = modules_loaded(argv, tmp_path)
     assert not heavy(loaded)
     assert {name for name in loaded if name.startswith("truegrade")} <= THE_APP_ALONE | also
+
+
+@pytest.mark.parametrize("command", list(_COMMANDS))
+def test_a_commands_help_loads_no_heavy_library(command, tmp_path):
+    # a group's subcommands live in the group's module: its help loads what theirs does
+    loaded = modules_loaded([command, "--help"], tmp_path)
+    module = _COMMANDS[command].target.partition(":")[0]
+    assert module in loaded  # the help was built from the command itself
+    if command in SHOWS_A_NUMERIC_PACKAGE:
+        assert not heavy(loaded) - {name for name in loaded if name.split(".")[0] == "numpy"}
+    else:
+        assert not heavy(loaded)
 
 
 def render_help(group: typer.core.TyperGroup, capsys: pytest.CaptureFixture[str]) -> str:

@@ -7,10 +7,9 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-import yaml
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -22,8 +21,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from truegrade.core import DataError, Grader, Sample, TruegradeError
-from truegrade.data import FORMATS, read_samples
+if TYPE_CHECKING:
+    from truegrade.core import Grader, Sample
+
+    FormatOption = Annotated[str, typer.Option("--format")]  # built on first use: __getattr__
 
 __all__ = [
     "SPEC",
@@ -102,6 +103,8 @@ def write_text_file(path: Path, text: str) -> None:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn truegrade's own errors into one line on stderr and exit status 2 (no traceback)."""
+    from truegrade.core import TruegradeError
+
     try:
         yield
     except TruegradeError as exc:
@@ -110,6 +113,8 @@ def user_errors() -> Iterator[None]:
 
 def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:
     """Parse repeated ``KEY=VALUE`` options; values are YAML (``3``, ``true``, ``[a, b]``)."""
+    import yaml
+
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -151,7 +156,6 @@ TimeoutOption = Annotated[
     float | None,
     typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
 ]
-FormatOption = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 LimitOption = Annotated[int | None, typer.Option(help="Use only the first N rows.", min=1)]
 OutOption = Annotated[
@@ -170,6 +174,9 @@ def load_rows(
     ``require`` names sample fields (``reference``, ``response``, ...) every row must have: a row
     the command cannot use is an error naming its line, not an item silently skipped.
     """
+    from truegrade.core import DataError
+    from truegrade.data import read_samples
+
     rows: list[Sample] = []
     with user_errors():
         for line, sample in read_samples(data, fmt=fmt):
@@ -207,3 +214,16 @@ RayAddressOption = Annotated[
     str | None,
     typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)."),
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # FormatOption's help lists the row formats, which come with the data readers and the core
+    # they import: built when a command with a --format option is imported, so the others (and
+    # their --help) never load them.
+    if name == "FormatOption":
+        from truegrade.data import FORMATS
+
+        option = Annotated[str, typer.Option("--format", help=f"Row format: {', '.join(FORMATS)}.")]
+        globals()[name] = option
+        return option
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

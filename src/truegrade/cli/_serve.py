@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from truegrade.cli._common import SPEC, GraderOptions, TimeoutOption, WorkersOption, err_console
-from truegrade.cli._grade import load_cli_grader
 
 __all__ = ["serve_command"]
 
@@ -36,6 +35,7 @@ def serve_command(
     ] = [],
 ) -> None:
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
+    from truegrade.cli._grade import load_cli_grader  # its module's options load the data readers
     from truegrade.serve import serve
 
     the_grader = load_cli_grader(grader, option, timeout_s, workers=workers)

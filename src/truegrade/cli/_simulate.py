@@ -6,10 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
 from truegrade.cli._common import err_console, fail, parse_pairs, user_errors
-from truegrade.core import read_config
 
 __all__ = ["simulate_judge_command"]
 
@@ -33,6 +31,9 @@ def simulate_judge_command(
     response and the behaviours configured (position and length bias, obeying injections,
     self-preference, latency, 500s, 429s, hangs). Point a judge grader at http://HOST:PORT/v1.
     """
+    from pydantic import ValidationError
+
+    from truegrade.core import read_config
     from truegrade.simulator import SimulatorConfig, serve
 
     values: dict[str, object] = {}
