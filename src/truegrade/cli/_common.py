@@ -16,10 +16,13 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 if TYPE_CHECKING:
     from truegrade.core import Grader, Sample
@@ -127,12 +130,25 @@ def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:
     return out
 
 
+class _RateColumn(ProgressColumn):
+    """Items per second: over the last 30 s while a task runs (rich's estimate), then its rate
+    when it finished; three significant digits below 100, so a slow judge shows 0.42, not 0."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if speed is None:
+            return Text("? items/s", style="progress.data.speed")
+        shown = f"{speed:,.0f}" if speed >= 100 else f"{speed:.3g}"
+        return Text(f"{shown} items/s", style="progress.data.speed")
+
+
 def progress_bar(*, enabled: bool) -> Progress:
     """A progress bar on stderr, shown only on a terminal (never in logs or pipes)."""
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        _RateColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err_console,
