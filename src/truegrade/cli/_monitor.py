@@ -18,14 +18,15 @@ from truegrade.cli._common import (
     user_errors,
     write_outputs,
 )
-from truegrade.core import DataError, read_json
-from truegrade.data import read_rows
 
 __all__ = ["monitor_command"]
 
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of a log; a transformers ``trainer_state.json`` is read through its ``log_history``."""
+    from truegrade.core import read_json
+    from truegrade.data import read_rows
+
     if path.suffix.lower() == ".json":
         data = read_json(path, "training log")
         if isinstance(data, dict) and isinstance(data.get("log_history"), list):
@@ -120,6 +121,7 @@ def monitor_command(
     """Check a training log for reward hacking: proxy up while gold falls, a widening proxy-gold
     gap, reward tracking length, rising grader disagreement, constant (all-zero) batches, and
     climbing flag rates. Each alert gives its start step and its evidence."""
+    from truegrade.core import DataError
     from truegrade.goodhart import LogColumns, monitor_log
 
     columns = LogColumns(

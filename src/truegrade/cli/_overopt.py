@@ -19,8 +19,6 @@ from truegrade.cli._common import (
     user_errors,
     write_outputs,
 )
-from truegrade.core import DataError
-from truegrade.data import count_rows, get_field, read_rows
 
 __all__ = ["overopt_command", "parse_ints"]
 
@@ -37,30 +35,31 @@ def parse_ints(values: list[str], option: str) -> list[int]:
     return out
 
 
-def _score(row: dict[str, Any], column: str, path: Path, line: int) -> float:
-    value = get_field(row, column)
+def _score(value: Any, column: str, path: Path, line: int) -> float:
+    """A row's ``column`` as a score, or a DataError naming the row."""
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
+        return float(value)
+    from truegrade.core import DataError  # on the way to an error only: _score runs per row
+
     if value is None:
         raise DataError(f"no '{column}' in this row", path=str(path), line=line)
-    if isinstance(value, bool):
-        return float(value)
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise DataError(
-            f"'{column}' must be a finite number, got {value!r}", path=str(path), line=line
-        )
-    return float(value)
+    raise DataError(f"'{column}' must be a finite number, got {value!r}", path=str(path), line=line)
 
 
 def _read(
     data: Path, proxy: str, gold: str, group: str, quiet: bool
 ) -> tuple[list[float], list[float], list[Any]]:
+    from truegrade.core import DataError
+    from truegrade.data import count_rows, get_field, read_rows
+
     xs: list[float] = []
     ys: list[float] = []
     groups: list[Any] = []
     with progress_bar(enabled=not quiet) as bar, user_errors():
         task = bar.add_task("reading", total=count_rows(data))
         for line, row in read_rows(data):
-            xs.append(_score(row, proxy, data, line))
-            ys.append(_score(row, gold, data, line))
+            xs.append(_score(get_field(row, proxy), proxy, data, line))
+            ys.append(_score(get_field(row, gold), gold, data, line))
             g = get_field(row, group)
             if g is None:
                 raise DataError(

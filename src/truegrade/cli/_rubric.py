@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -23,20 +23,12 @@ from truegrade.cli._common import (
     user_errors,
     write_outputs,
 )
-from truegrade.core import DataError, SpecError, load_grader, read_json, require_fields
-from truegrade.data import read_results, read_rows
-from truegrade.graders.rubric import RubricGrader, load_rubric, parse_rubric
-from truegrade.rubric import (
-    DEFAULT_HARM_TAGS,
-    Breakdown,
-    LintReport,
-    RubricSource,
-    aggregate_rubric_scores,
-    lint_rubrics,
-    meta_evaluate,
-    meta_rows,
-)
-from truegrade.stats import Estimate
+from truegrade.rubric import DEFAULT_HARM_TAGS
+
+if TYPE_CHECKING:
+    from truegrade.graders.rubric import RubricGrader
+    from truegrade.rubric import Breakdown, LintReport, RubricSource
+    from truegrade.stats import Estimate
 
 __all__ = ["rubric_app"]
 
@@ -68,6 +60,9 @@ def _grader(
     spec: str | None, endpoint: str | None, model: str | None, options: list[str]
 ) -> RubricGrader | None:
     """The rubric grader named by ``--spec`` / ``--judge-*`` / ``-o``, or None when none was."""
+    from truegrade.core import load_grader
+    from truegrade.graders.rubric import RubricGrader
+
     extra = parse_pairs(options, "--option")
     if endpoint or model:
         if not (endpoint and model):
@@ -84,6 +79,10 @@ def _grader(
 
 def _sources(path: Path, preset: str, field: list[str]) -> list[RubricSource]:
     """One shared rubric (a YAML/JSON rubric file) or each row's own (a data file)."""
+    from truegrade.core import SpecError, read_json
+    from truegrade.graders.rubric import load_rubric, parse_rubric
+    from truegrade.rubric import RubricSource
+
     if path.suffix in (".yaml", ".yml"):
         with user_errors():
             return [RubricSource(path.name, load_rubric(path))]
@@ -161,6 +160,8 @@ def lint_command(
 ) -> None:
     """Find criteria that are keyword-gameable, vague, duplicated, overweighted, missing
     (no negative criteria where harm is possible), or never/always met."""
+    from truegrade.rubric import lint_rubrics
+
     if fail_on not in ("error", "warning", "never"):
         fail("--fail-on is error, warning or never")
     sources = _sources(rubric, preset, field)
@@ -255,6 +256,10 @@ def meta_command(
 ) -> None:
     """Criterion verdicts against expert labels: macro-F1 (as HealthBench computes it), kappa,
     per-category and per-tag breakdowns with CIs, worst categories first."""
+    from truegrade.core import require_fields
+    from truegrade.data import read_rows
+    from truegrade.rubric import meta_evaluate, meta_rows
+
     with user_errors():
         rows = meta_rows(list(read_rows(data)), path=str(data))
     if not rows:
@@ -314,6 +319,10 @@ def score_command(
 ) -> None:
     """The overall rubric score as HealthBench reports it (the clipped mean of the unclipped
     example scores, with a bootstrap CI) and one per tag."""
+    from truegrade.core import DataError, require_fields
+    from truegrade.data import read_results
+    from truegrade.rubric import aggregate_rubric_scores
+
     records: list[dict[str, Any]] = []
     with user_errors():
         for line, record in read_results(results):

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from truegrade._ports import SERVE_PORT
 from truegrade.cli._common import (
     SPEC,
     FieldOption,
@@ -17,7 +18,6 @@ from truegrade.cli._common import (
     err_console,
     field_map,
 )
-from truegrade.cli._grade import load_cli_grader
 
 __all__ = ["serve_command"]
 
@@ -28,7 +28,7 @@ def serve_command(
     ],
     option: GraderOptions = [],
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = SERVE_PORT,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
     max_queue: Annotated[
@@ -48,6 +48,7 @@ def serve_command(
     field: FieldOption = [],
 ) -> None:
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
+    from truegrade.cli._grade import load_cli_grader  # its module's options load the data readers
     from truegrade.serve import serve
 
     mapping = field_map(field)

@@ -6,17 +6,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
+from truegrade._ports import SIMULATOR_PORT
 from truegrade.cli._common import err_console, fail, parse_pairs, user_errors
-from truegrade.core import read_config
-from truegrade.simulator import DEFAULT_PORT
 
 __all__ = ["simulate_judge_command"]
 
 
 def simulate_judge_command(
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = DEFAULT_PORT,
+    port: Annotated[
+        int, typer.Option(help="Port to listen on.", min=1, max=65535)
+    ] = SIMULATOR_PORT,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     config: Annotated[
         Path | None, typer.Option(help="YAML file of simulator behaviours (SimulatorConfig).")
@@ -34,6 +34,9 @@ def simulate_judge_command(
     response and the behaviours configured (position and length bias, obeying injections,
     self-preference, latency, 500s, 429s, hangs). Point a judge grader at http://HOST:PORT/v1.
     """
+    from pydantic import ValidationError
+
+    from truegrade.core import read_config
     from truegrade.simulator import SimulatorConfig, serve
 
     values: dict[str, object] = {}

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.table import Table
 
 from truegrade.cli._common import (
@@ -34,24 +33,10 @@ from truegrade.cli._common import (
     write_text_file,
 )
 from truegrade.cli._grade import load_cli_grader
-from truegrade.core import (
-    DataError,
-    Grade,
-    Sample,
-    describe_validation_error,
-    require_fields,
-    run_grader,
-)
-from truegrade.data import read_results
-from truegrade.validate import (
-    Metric,
-    PairwiseReport,
-    SliceReport,
-    ValidationReport,
-    is_preference_row,
-    validate_grades,
-    validate_pairwise,
-)
+
+if TYPE_CHECKING:
+    from truegrade.core import Grade, Sample
+    from truegrade.validate import Metric, PairwiseReport, SliceReport, ValidationReport
 
 __all__ = ["validate_command"]
 
@@ -162,6 +147,11 @@ def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
 
 
 def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
+    from pydantic import ValidationError
+
+    from truegrade.core import DataError, Grade, describe_validation_error, require_fields
+    from truegrade.data import read_results
+
     by_id = {str(r["id"]): (line, r) for line, r in read_results(path)}
     missing = [s.key for s in samples if s.key not in by_id]
     if missing:
@@ -224,6 +214,9 @@ def validate_command(
 ) -> None:
     """Measure how well a grader agrees with labels (false pass rate first), or with
     preferences (pairwise accuracy)."""
+    from truegrade.core import run_grader
+    from truegrade.validate import is_preference_row, validate_grades, validate_pairwise
+
     if (grader is None) == (scores is None):
         fail("give exactly one of --grader (grade now) or --scores (grades already computed)")
     samples = load_rows(data, preset=preset, fields=field, limit=limit)

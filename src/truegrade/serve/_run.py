@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from truegrade._ports import SERVE_PORT
 from truegrade.core import Grader
 
 __all__ = ["ServerProcess", "free_port", "serve"]
@@ -24,7 +25,7 @@ def serve(
     grader: Grader,
     *,
     host: str = "127.0.0.1",
-    port: int = 8000,
+    port: int = SERVE_PORT,
     max_queue: int = 65_536,
     graceful_s: float = 30.0,
     log_level: str = "warning",

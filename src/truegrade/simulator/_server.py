@@ -22,11 +22,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from truegrade._ports import SIMULATOR_PORT
 from truegrade.simulator._config import SimulatorConfig
 
 __all__ = ["DEFAULT_PORT", "SimulatorHandle", "run_simulator", "serve"]
 
-DEFAULT_PORT = 8001
+DEFAULT_PORT = SIMULATOR_PORT
 """Where ``truegrade simulate-judge`` listens unless told: next to ``truegrade serve``'s 8000
 (vLLM's too), so the reward server and the judge it asks can run side by side."""
 
