@@ -26,13 +26,16 @@ FILES = {
     "mbppplus.jsonl.gz": "mbpp",
     "humanevalplus_small.jsonl.gz": "humaneval",
     "gsm8k_chat_train.jsonl.gz": "chat",
+    "codecontests_train.jsonl.gz": "codecontests",
+    "apps_train.jsonl.gz": "apps",
+    "healthbench_oss_eval.jsonl.gz": "healthbench",
 }
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_every_published_row_is_detected_as_its_dataset_and_read(name):
     rows = published(name)
-    assert len(rows) >= 65
+    assert len(rows) >= 5
     for row in rows:
         preset = detect_preset(row)
         assert preset is not None and preset.name == FILES[name], row
@@ -190,3 +193,27 @@ def test_openrlhf_is_only_read_when_asked():
     assert detect_preset(row) is None
     assert apply_preset(row, "openrlhf")["reference"] == "5"
     assert not PRESETS["openrlhf"].auto
+
+
+def test_published_code_contest_rows_read_as_the_code_grader_reads_them():
+    from truegrade.graders.code._spec import parse_spec
+
+    for row in published("codecontests_train.jsonl.gz"):
+        spec = parse_spec(Sample.from_row(row, default_id=1).reference)
+        assert spec.kind == "stdio" and all(t.visible for t in spec.stdio)
+        assert spec.time_limit_s == row["time_limit"]["seconds"]
+    kinds = {
+        parse_spec(Sample.from_row(r, default_id=1).reference).kind
+        for r in published("apps_train.jsonl.gz")
+    }
+    assert kinds == {"stdio", "cases"}  # APPS's call-based problems name their function
+
+
+def test_published_healthbench_rows_carry_their_rubrics_and_ideal_answers():
+    rows = published("healthbench_oss_eval.jsonl.gz")
+    samples = [Sample.from_row(r, default_id=1) for r in rows]
+    assert all(s.group == r["prompt_id"] for s, r in zip(samples, rows, strict=True))
+    assert all({"criterion", "points"} <= set(s.reference[0]) for s in samples)
+    assert sum("ideal" in s.metadata for s in samples) == sum(
+        bool(r["ideal_completions_data"]) for r in rows
+    )

@@ -198,6 +198,32 @@ def mbppplus() -> Case:
     return _mbpp_case("mbppplus", "mbppplus.jsonl.gz", "canonical_solution")
 
 
+def apps() -> Case:
+    """APPS (5 real problems, stdin and call-based): the dataset's first solution is right,
+    a program that answers 0 is wrong."""
+    rows: list[dict[str, Any]] = []
+    for row in published("apps_train.jsonl.gz"):
+        solution = json.loads(row["solutions"])[0]
+        name = json.loads(row["input_output"]).get("fn_name")
+        wrong = (
+            f"class Solution:\n    def {name}(self, *args):\n        return 0\n"
+            if row["starter_code"].startswith("class")
+            else f"def {name}(*args):\n    return 0\n"
+            if name
+            else "print(0)\n"
+        )
+        rows.append(_with(row, "pass", response=f"```python\n{solution}\n```"))
+        rows.append(_with(row, "fail", response=f"```python\n{wrong}```"))
+    return Case("apps", "code", rows, "apps", dict(CODE_OPTIONS))
+
+
+def codecontests() -> Case:
+    """CodeContests (30 real problems; the rows carry no solutions): a program that prints
+    nothing fails every one."""
+    rows = [_with(r, "fail", response="pass\n") for r in published("codecontests_train.jsonl.gz")]
+    return Case("codecontests", "code", rows, "codecontests", dict(CODE_OPTIONS))
+
+
 def ifeval() -> Case:
     """IFEval's prompts as published with GPT-4's published responses; what IFEval's own strict
     check decided is what the plain (not hardened) grader must decide."""
@@ -238,6 +264,8 @@ CASES = (
     ifeval,
     chat,
 )
+SMALL = (apps, codecontests)
+"""Datasets with only a few published rows here (their rows live on the Hugging Face hub)."""
 
 
 def cases() -> Iterator[Case]:

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from tests.data.published_cases import CASES, EXPECT, Case
+from tests.data.published_cases import CASES, EXPECT, SMALL, Case
 from truegrade.core import Grade, load_grader, run_grader
 from truegrade.data import read_samples
 
@@ -69,3 +69,10 @@ def test_a_published_dataset_grades_with_no_conversion(make, tmp_path):
             assert grade.passed is None and grade.error  # a reason, never a silent 0
         if outcome == "fail":
             assert grade.explanation  # a fail says why
+
+
+@pytest.mark.parametrize("make", SMALL, ids=[make.__name__ for make in SMALL])
+def test_a_few_published_code_rows_grade_with_no_conversion(make, tmp_path):
+    case = make()
+    results = graded(case, tmp_path)
+    assert [(e, o) for _, e, o, _ in results if e != o] == []

@@ -286,7 +286,7 @@ _CODE_TESTS = {
     "codecontests": ("public_tests", "private_tests", "generated_tests"),
     "livecodebench": ("public_test_cases", "private_test_cases"),
 }
-_CODE_EXTRAS = ("fn_name", "language", "time_limit", "memory_limit_bytes")
+_CODE_EXTRAS = ("fn_name", "starter_code", "language", "time_limit", "memory_limit_bytes")
 
 
 def _code_dataset(

@@ -174,7 +174,7 @@ class CodeGrader(KernelGrader):
 
 
 _ADDRESS_SPACE_MB = 16384
-_ROW_EXTRAS = ("language", "time_limit", "memory_limit_bytes")
+_ROW_EXTRAS = ("language", "time_limit", "memory_limit_bytes", "starter_code")
 
 
 def _tests_of(sample: Sample) -> Any:

@@ -3,7 +3,8 @@
 * APPS and TACO: ``input_output``, a JSON string ``{"inputs": [...], "outputs": [...]}`` (each
   item a string, or a list of lines), with ``fn_name`` for call-based problems, whose inputs are
   argument lists and whose outputs are the return values (APPS's own harness also accepts the
-  single item of a one-item list, and so does this reading);
+  single item of a one-item list, and so does this reading); where the ``starter_code`` is
+  LeetCode's ``class Solution``, the function is its method, called as LiveCodeBench's are;
 * CodeContests: ``public_tests``, ``private_tests``, ``generated_tests`` (each
   ``{"input": [...], "output": [...]}``), ``time_limit`` (``{"seconds", "nanos"}``),
   ``memory_limit_bytes``, and a language given as the dataset's id (1 Python 2, 2 C++,
@@ -26,6 +27,7 @@ import base64
 import io
 import json
 import pickle
+import re
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -55,7 +57,7 @@ def from_dataset_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
     if not any(row.get(c) is not None for c in DATASET_COLUMNS):
         return None
     if row.get("input_output") is not None:
-        spec = _apps(row["input_output"])
+        spec = _apps(row["input_output"], row.get("starter_code"))
     elif row.get("public_test_cases") is not None or row.get("private_test_cases") is not None:
         spec = _livecodebench(row)
     else:
@@ -94,7 +96,7 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def _apps(raw: Any) -> dict[str, Any]:
+def _apps(raw: Any, starter_code: Any = None) -> dict[str, Any]:
     data = _json(raw, "'input_output'")
     if not isinstance(data, dict):
         raise ValueError("'input_output' must hold an object with 'inputs' and 'outputs'")
@@ -113,7 +115,10 @@ def _apps(raw: Any) -> dict[str, Any]:
             if isinstance(expected, list) and len(expected) == 1:
                 case["also"] = [expected[0]]
             cases.append(case)
-        return {"entry_point": name, "cases": cases}
+        spec: dict[str, Any] = {"entry_point": name, "cases": cases}
+        if isinstance(starter_code, str) and re.search(r"^class Solution\b", starter_code, re.M):
+            spec["method_of"] = "Solution"  # a LeetCode problem: the method of a new Solution
+        return spec
     stdio = [
         {"stdin": _text(i, f"input {n}"), "stdout": _text(o, f"output {n}")}
         for n, (i, o) in enumerate(zip(inputs, outputs, strict=True))
