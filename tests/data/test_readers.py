@@ -156,19 +156,25 @@ def test_tsv_and_a_ragged_csv_row_name_the_line(tmp_path):
         list(read_samples(dup))
 
 
-def test_a_file_is_read_by_the_preset_of_its_first_row_and_says_so(tmp_path):
+def test_each_row_is_read_by_its_preset_and_each_preset_is_said_once(tmp_path):
     rows = [
         {"question": "q1", "answer": "so 2\n#### 2", "response": "2"},
         {"question": "q2", "answer": "no marks here", "response": "3"},
+        {"question": "q3", "answer": "so 4\n#### 4", "response": "4"},
         {"problem": "p", "solution": r"\boxed{1}", "response": "1"},
+        {"id": "own", "reference": "5", "response": "5", "question": "q5"},
     ]
-    path = write_jsonl(tmp_path / "gsm.jsonl", rows)
+    path = write_jsonl(tmp_path / "mixed.jsonl", rows)
     said = []
+    samples = [s for _, s in read_samples(path, on_preset=said.append)]
+    assert [p.name for p in said] == ["gsm8k", "math"]
+    # a row that fits no preset is read as its columns are: 'answer' is the reference, whole,
+    # for the grader to read (or refuse); a native row is never reinterpreted
+    assert [s.reference for s in samples] == ["2", "no marks here", "4", "1", "5"]
     bad = []
-    samples = [s for _, s in read_samples(path, on_preset=said.append, on_bad_row=bad.append)]
-    assert [p.name for p in said] == ["gsm8k"]
-    assert [s.reference for s in samples] == ["2", "no marks here"]  # unread: the grader decides
-    assert bad and "gsm8k preset needs 'question', 'answer'" in bad[0].error
+    named = list(read_samples(path, preset="gsm8k", on_bad_row=bad.append))
+    assert len(named) == 3 and [b.line for b in bad] == [4, 5]
+    assert "gsm8k preset needs 'question', 'answer'" in bad[0].error
     unanswered = write_jsonl(tmp_path / "n.jsonl", [{"question": "q", "answer": "#### 1"}])
     with pytest.raises(DataError, match=r"the row has no 'response'.*'question', 'answer'"):
         list(read_samples(unanswered, require=("response",)))

@@ -7,9 +7,9 @@ lands in ``metadata``), so a bring-your-own reward function still sees the row a
 How it works: each preset names the columns that identify its dataset and a conversion. With
 ``preset="auto"`` a row that has no ``reference`` column is matched against the presets in a
 fixed order (the most specific first) and converted by the first that fits; a row with a
-``reference`` is native and read as it is. Readers of whole files detect once, on the first row,
-say which preset they took, and hold every later row to it (a row that does not fit is an error
-naming its line), so one file is never read two ways.
+``reference`` is native and read as it is, and so is a row no preset fits. Readers of whole
+files say in one line each preset their rows are read by; a preset named by the user must fit
+every row (one that does not is an error naming its line and columns).
 
 What it must never do: guess a key it cannot read. Where the published column does not hold
 what the preset expects (a GSM8K answer without its ``####`` line, a MATH solution without a

@@ -7,7 +7,7 @@ guessed at. Readers stream; nothing loads a whole file into memory.
 A row is the native row (``id``, ``prompt``, ``response``, ``reference``, ``label``, ``group``,
 ``metadata``; unknown columns go to ``metadata``) or a published dataset's row, read by its
 preset (``truegrade.core.PRESETS``: GSM8K, MATH, HumanEval, MBPP, IFEval, APPS, CodeContests,
-LiveCodeBench, chat ``messages``, verl, HealthBench, OpenRLHF), detected from the first row's
+LiveCodeBench, chat ``messages``, verl, HealthBench, OpenRLHF), detected from each row's
 columns or named. A ``responses`` column holding a list of texts (several rollouts of one
 prompt, as GRPO dumps them) expands into one sample per response, with ids ``ID#k`` and
 ``group`` set to the row's id.
@@ -413,17 +413,18 @@ def read_samples(
 ) -> Iterator[tuple[int, Sample]]:
     """Yield ``(line, sample)`` for every sample in a data file.
 
-    With ``preset="auto"`` the preset is detected once, from the first row, announced through
-    ``on_preset``, and every later row is read by it (a row it does not fit is a bad row), so a
-    file is never read two ways.
+    With ``preset="auto"`` each row is read by the preset its columns fit (a row with a
+    ``reference`` is native), and ``on_preset`` is told each preset the first time a row is
+    read by it, so a command says in one line how a file is read.
 
     Args:
         path: JSONL (optionally gzipped), JSON array, CSV/TSV, or Parquet.
-        preset: ``auto``, ``none``, or a preset (see ``truegrade.core.PRESETS``).
+        preset: ``auto``, ``none``, or a preset (see ``truegrade.core.PRESETS``): a named one
+            every row must fit.
         field_map: ``{our_field: their_column}``, dotted paths allowed
             (``{"reference": "reward_model.ground_truth"}``).
         on_bad_row: Receives unreadable rows instead of an exception being raised.
-        on_preset: Told which preset the file is read by (None: its columns as they are).
+        on_preset: Told each preset rows are read by, once.
         require: Fields every sample must have (see ``row_to_samples``).
 
     Raises:
@@ -433,14 +434,12 @@ def read_samples(
         >>> for line, sample in read_samples("gsm8k_test.jsonl"):  # doctest: +SKIP
         ...     print(line, sample.reference)
     """
-    chosen: str | Preset | None = preset
-    decided = preset != "auto"
-    if decided and isinstance(preset, str):
-        chosen = preset_named(preset)
+    named = preset_named(preset) if isinstance(preset, str) and preset != "auto" else preset
+    said: set[str] = set()
     for line, row in read_rows(path, on_bad_row=on_bad_row):
-        if not decided:
-            chosen = detect_preset(row)
-            decided = True
+        chosen = detect_preset(row) if named == "auto" else named
+        if isinstance(chosen, Preset) and chosen.name not in said:
+            said.add(chosen.name)
             if on_preset is not None:
                 on_preset(chosen)
         try:

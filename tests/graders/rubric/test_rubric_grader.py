@@ -62,7 +62,7 @@ def test_healthbench_rows_load_as_they_are(tmp_path):
     path = tmp_path / "hb.jsonl"
     path.write_text(json.dumps(row) + "\n")
     [(_, sample)] = list(read_samples(path))
-    assert sample.id == "p-1"
+    assert sample.group == "p-1"  # the prompt's id: its completions are one item
     assert sample.response == row["completion"]
     assert sample.metadata["ideal"] == "Cool it under running water."
     assert sample.metadata["example_tags"] == ["theme:emergency_referrals"]
@@ -88,7 +88,7 @@ def test_a_rubric_under_reference_rubric_and_healthbench_s_null_ideal(tmp_path):
     path = tmp_path / "mixed.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     samples = [sample for _, sample in read_samples(path)]
-    assert [s.id for s in samples] == ["own", "hb-2"]
+    assert [s.item for s in samples] == ["own", "hb-2"]
     assert "ideal" not in samples[1].metadata
     for sample in samples:
         assert [i.criterion for i in parse_rubric(sample.reference).items] == [
