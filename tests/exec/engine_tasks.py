@@ -20,6 +20,11 @@ def square(x: int) -> int:
     return x * x
 
 
+def sized_answer(x: tuple[str, int]) -> str:
+    """An answer of ``x[1]`` characters (the payload ``x[0]`` only adds to what is sent)."""
+    return "y" * x[1]
+
+
 def misbehave(x: Any) -> Any:
     """Behave according to the payload: the hostile cases the engine must contain."""
     if x == "spin":

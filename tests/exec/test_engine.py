@@ -32,6 +32,24 @@ def test_results_come_back_in_input_order(engine):
     assert all(o.ok for o in outcomes)
 
 
+def test_payloads_and_answers_larger_than_a_pipe_never_deadlock():
+    # chunks of 3.6 MB, answers of 1.8 MB: the chunk sent ahead to a busy worker must not leave the
+    # dispatcher blocked on the worker's full inbox while the worker blocks on its full outbox
+    payloads = [(f"{i}" + "x" * 600_000, 300_000) for i in range(12)]
+    engine = Engine(workers=1, memory_mb=2048)
+    try:
+        future = engine.submit(t.sized_answer, payloads, timeout_s=60)
+        try:
+            outcomes = future.result(timeout=30)
+        except concurrent.futures.TimeoutError:
+            for worker in engine._workers:
+                worker.proc.kill()
+            pytest.fail("the dispatcher and the worker each waited for the other")
+        assert [len(o.value) for o in outcomes] == [300_000] * 12
+    finally:
+        engine.close()
+
+
 def test_a_hung_item_is_killed_at_its_deadline_and_the_batch_goes_on(engine):
     engine.map(t.square, [1, 2, 3, 4], timeout_s=30)  # both workers up before counting
     started = engine.counters["workers_started"]

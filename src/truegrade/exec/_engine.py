@@ -65,6 +65,7 @@ __all__ = [
 _MAX_ATTEMPTS = 3
 _MAX_BOOT_FAILURES = 3
 _PIPE_BYTES = 1 << 20
+_PIPE_DEFAULT_BYTES = 1 << 16  # Linux's, when the size can be neither set nor read
 _PREFETCH = 2  # chunks queued per worker, so it never waits on the dispatcher between chunks
 
 
@@ -199,7 +200,7 @@ class _Chunk:
 
 
 class _Worker:
-    __slots__ = ("booted", "chunks", "inbox", "known", "outbox", "proc", "progress")
+    __slots__ = ("booted", "chunks", "inbox", "known", "outbox", "pipe_bytes", "proc", "progress")
 
     def __init__(
         self,
@@ -207,7 +208,9 @@ class _Worker:
         inbox: Connection,
         outbox: Connection,
         progress: Progress,
+        pipe_bytes: int,
     ) -> None:
+        self.pipe_bytes = pipe_bytes  # what its inbox holds unread: more blocks the sender
         self.proc = proc
         self.inbox = inbox
         self.outbox = outbox
@@ -487,6 +490,11 @@ class Engine:
                 import fcntl
 
                 fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+        pipe_bytes = _PIPE_DEFAULT_BYTES
+        with contextlib.suppress(OSError, AttributeError):
+            import fcntl
+
+            pipe_bytes = fcntl.fcntl(to_worker_w, getattr(fcntl, "F_GETPIPE_SZ", 1032))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         env["TRUEGRADE_WORKER"] = "1"
@@ -521,6 +529,7 @@ class Engine:
             Connection(to_worker_w, readable=False),
             Connection(from_worker_r, writable=False),
             progress,
+            pipe_bytes,
         )
 
     def _assign(self) -> None:
@@ -540,15 +549,23 @@ class Engine:
                     stop = min(len(job.payloads), job.next_index + size - len(indices))
                     indices.extend(range(job.next_index, stop))
                     job.next_index = stop
-                chunk = _Chunk(job, next(self._seq), indices)
+                seq = next(self._seq)
+                messages = [dumps(("chunk", seq, job.key, [job.payloads[i] for i in indices]))]
+                if job.key not in worker.known:
+                    messages.insert(0, dumps(("task", job.key, job.blob)))
+                if worker.chunks and sum(map(len, messages)) > worker.pipe_bytes - 64:
+                    # Sent ahead to a busy worker, a message its inbox cannot hold would block
+                    # this thread until the worker reads it, while the worker may be blocked
+                    # writing answers this thread no longer reads. It goes when the worker is
+                    # idle (reading) instead.
+                    job.retry.extendleft(reversed(indices))
+                    break
+                chunk = _Chunk(job, seq, indices)
                 worker.chunks.append(chunk)
                 try:
-                    if job.key not in worker.known:
-                        worker.inbox.send_bytes(dumps(("task", job.key, job.blob)))
-                        worker.known.add(job.key)
-                    worker.inbox.send_bytes(
-                        dumps(("chunk", chunk.seq, job.key, [job.payloads[i] for i in indices]))
-                    )
+                    for message in messages:
+                        worker.inbox.send_bytes(message)
+                    worker.known.add(job.key)
                 except (BrokenPipeError, OSError):
                     self._retire(worker, blame=None)
                     break
