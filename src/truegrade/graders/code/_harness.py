@@ -9,7 +9,13 @@ receives inputs and nothing else, and every answer comes back as plain data rebu
   needs (HumanEval's ``poly``, ``encode_cyclic``...) come from the prompt or the spec's
   ``helpers``, never from the response. In the check's namespace the entry point's name is the
   proxy as well (some checks call the function by name).
-* call cases: each case is one call, compared here with the expected value.
+* call cases: each case is one call, compared here with the expected value. When the spec
+  names a reference program (``expected_from``) instead of stating expected values, the
+  reference is loaded in the same sandbox first and called with every case's inputs; its
+  answers come back as plain data like any program's, and are kept per worker (keyed by a hash
+  of the program, the entry point and the inputs), so a GRPO group or a second pass over a
+  dataset computes them once. A reference that gives no answer for a case makes the row an
+  error (``bad_reference``), never a fail of the response.
 * stdin/stdout: each test is one run of the whole program.
 
 Calls run in a session (one process for a pass over the tests). When a pass succeeds, the same
@@ -29,17 +35,19 @@ import ast
 import builtins
 import contextlib
 import functools
+import hashlib
 import json
 import math
 import re
 import time
 import traceback
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._program import build_program
-from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
+from truegrade.graders.code._spec import Case, SpecProblem, TestSpec, parse_spec
 from truegrade.graders.code._stdio import (
     CheckerFailed,
     StdioSettings,
@@ -154,12 +162,21 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def values_match(actual: Any, expected: Any, abs_tol: float = 0.0, rel_tol: float = 0.0) -> bool:
+def values_match(
+    actual: Any,
+    expected: Any,
+    abs_tol: float = 0.0,
+    rel_tol: float = 0.0,
+    *,
+    tuples_as_lists: bool = True,
+) -> bool:
     """Strict comparison of plain data, where the expected value came from JSON.
 
     Types must agree (``True`` is not ``1``, ``"1"`` is not ``1``), except that a list in the
-    expected value matches a tuple of equal items (JSON has no tuples) and an ``int`` matches an
-    equal ``float``. Floats are equal exactly unless tolerances are given; NaN equals NaN.
+    expected value matches a tuple of equal items (JSON has no tuples; ``tuples_as_lists=False``
+    when the expected value has its exact types, computed by a reference program) and an ``int``
+    matches an equal ``float``. Floats are equal exactly unless tolerances are given; NaN equals
+    NaN.
     """
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
@@ -171,15 +188,46 @@ def values_match(actual: Any, expected: Any, abs_tol: float = 0.0, rel_tol: floa
                 return math.isnan(a) and math.isnan(b)
             return a == b or math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
         return bool(actual == expected)
-    if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+    # a tuple is a tuple; a list in JSON may stand for one
+    sequences = (list, tuple) if tuples_as_lists and isinstance(expected, list) else type(expected)
+    if isinstance(expected, (list, tuple)) and isinstance(actual, sequences):
         return len(actual) == len(expected) and all(
-            values_match(a, e, abs_tol, rel_tol) for a, e in zip(actual, expected, strict=True)
+            values_match(a, e, abs_tol, rel_tol, tuples_as_lists=tuples_as_lists)
+            for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
         return actual.keys() == expected.keys() and all(
-            values_match(actual[k], expected[k], abs_tol, rel_tol) for k in expected
+            values_match(actual[k], expected[k], abs_tol, rel_tol, tuples_as_lists=tuples_as_lists)
+            for k in expected
         )
     return type(actual) is type(expected) and bool(actual == expected)
+
+
+_COLLECTIONS = (list, tuple, set, frozenset)
+
+
+def _item_key(value: Any) -> Any:
+    """A hashable stand-in for a plain value that keeps the distinctions ``values_match`` keeps
+    (``True`` is not ``1``, a list is not a tuple) and the equality it grants (``1 == 1.0``)."""
+    kind = type(value)
+    if kind is bool:
+        return ("bool", value)
+    if kind in (int, float, complex):
+        return ("number", value)
+    if kind is list or kind is tuple:
+        return (kind.__name__, tuple(_item_key(item) for item in value))
+    if kind is set or kind is frozenset:
+        return ("set", frozenset(_item_key(item) for item in value))
+    if kind is dict:
+        return ("dict", frozenset((_item_key(k), _item_key(v)) for k, v in value.items()))
+    return (kind.__name__, value)
+
+
+def _as_set(value: Any) -> frozenset[Any] | None:
+    """The items of a collection as a set (``compare: set``), or None for anything else."""
+    if type(value) not in _COLLECTIONS:
+        return None
+    return frozenset(_item_key(item) for item in value)
 
 
 @dataclass
@@ -536,6 +584,8 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
 
 
 def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) -> list[TestOutcome]:
+    abs_tol = abs_tol if spec.abs_tol is None else spec.abs_tol
+    rel_tol = rel_tol if spec.rel_tol is None else spec.rel_tol
     outcomes: list[TestOutcome] = []
     calls.send_ahead([(case.args, case.kwargs) for case in spec.cases])
     try:
@@ -563,13 +613,10 @@ def _call_cases(
         except PlainDataError as exc:
             raise SpecProblem(f"case {index} has arguments that are {exc}") from None
         if result.ok:
-            if any(
-                values_match(result.value, answer, abs_tol, rel_tol)
-                for answer in (case.expected, *case.also)
-            ):
+            if _case_passes(spec, case, result.value, abs_tol, rel_tol):
                 outcomes.append(TestOutcome(name, True))
             else:
-                reason = f"expected {_short(case.expected)}, got {_short(result.value)}"
+                reason = _wrong_answer(spec.compare, case.expected, result.value)
                 outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
             continue
         flag, reason = _failure(result)
@@ -577,6 +624,30 @@ def _call_cases(
         outcomes.append(outcome)
         if result.during_load or flag == CodeFlag.MISSING_ENTRY:
             load_failure = outcome  # every other case would fail the same way
+
+
+def _case_passes(spec: TestSpec, case: Case, answer: Any, abs_tol: float, rel_tol: float) -> bool:
+    """Whether ``answer`` meets the case's expected value (or another answer it accepts), by the
+    spec's ``compare``; ``not_none`` answers arrive already read as booleans (``_not_none_module``).
+    Values a reference program computed carry their exact types: a list is not a tuple there."""
+    typed = bool(spec.expected_from)
+    for expected in (case.expected, *case.also):
+        if spec.compare == "set":
+            items = _as_set(answer)
+            if items is not None and items == _as_set(expected):
+                return True
+        elif values_match(answer, expected, abs_tol, rel_tol, tuples_as_lists=not typed):
+            return True
+    return False
+
+
+def _wrong_answer(compare: str | None, expected: Any, answer: Any) -> str:
+    if compare == "set":
+        return f"expected the items of {_short(expected)} in any order, got {_short(answer)}"
+    if compare == "not_none":
+        said = {True: "an answer that is not None", False: "None (or False)"}
+        return f"expected {said[bool(expected)]}, got {said[bool(answer)]}"
+    return f"expected {_short(expected)}, got {_short(answer)}"
 
 
 def normalize_stdout(text: str, compare: str) -> Any:
@@ -653,6 +724,68 @@ def _leetcode_module(source: str, cls: str, method: str) -> str:
     return "".join(f"{line}\n" for line in future) + _LEETCODE_PRELUDE + body + shim
 
 
+_NOT_NONE_VIEW = """
+
+def __truegrade_not_none(inner):
+    depth = [0]
+
+    def answer(*args, **kwargs):
+        depth[0] += 1
+        try:
+            value = inner(*args, **kwargs)
+        finally:
+            depth[0] -= 1
+        if depth[0] or value is True or value is False:
+            return value
+        return value is not None
+
+    return answer
+
+
+if callable(globals().get({name!r})):
+    {name} = __truegrade_not_none({name})
+"""
+
+
+def _not_none_module(source: str, entry_point: str) -> str:
+    """The program with its entry point answering only whether its result is None (``compare:
+    not_none``): a ``re.Match`` is not plain data and cannot leave the sandbox, but whether
+    there is one can. A ``bool`` answer stays itself; a call the program makes to its own entry
+    point (recursion) still gets the real result. Appended behind the program, so it reads the
+    entry point the program defines; a program without one still fails as missing it."""
+    return source + _NOT_NONE_VIEW.replace("{name!r}", repr(entry_point)).replace(
+        "{name}", entry_point
+    )
+
+
+def _callable_source(source: str, spec: TestSpec) -> str:
+    """A program (the response's or a reference) as the sandbox loads it for ``spec``."""
+    if spec.entry_point is None:
+        return source
+    if spec.method_of is not None:
+        source = _leetcode_module(source, spec.method_of, spec.entry_point)
+    if spec.compare == "not_none":
+        source = _not_none_module(source, spec.entry_point)
+    return source
+
+
+_ANSWERS: OrderedDict[str, list[Any]] = OrderedDict()
+"""Reference programs' answers, by a hash of program, entry point and inputs (at most
+``_PER_PROMPT`` entries, the least recently used dropped first). Only complete answer lists are
+kept: a reference that failed, maybe on a loaded machine's deadline, is run again next time."""
+
+
+def _answers_key(
+    source: str, entry_point: str, calls: list[tuple[list[Any], dict[str, Any]]]
+) -> str:
+    try:
+        inputs = [[encode_value(list(args)), encode_value(kwargs)] for args, kwargs in calls]
+    except PlainDataError as exc:
+        raise SpecProblem(f"a case has arguments that are {exc}") from None
+    text = json.dumps([source, entry_point, inputs], separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _error(message: str, *flags: str) -> dict[str, Any]:
     return {"score": 0.0, "passed": None, "error": message, "flags": list(flags)}
 
@@ -702,9 +835,7 @@ class CodeKernel:
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
         try:
-            source = program.source
-            if spec.method_of is not None and spec.entry_point is not None:
-                source = _leetcode_module(source, spec.method_of, spec.entry_point)
+            source = _callable_source(program.source, spec)
             outcomes = self._run(box, spec, source, spec.helpers or prompt)
         except SpecProblem as exc:
             return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
@@ -787,6 +918,8 @@ class CodeKernel:
     def _run(
         self, box: Sandbox, spec: TestSpec, source: str, helpers: str | None
     ) -> list[TestOutcome]:
+        if spec.expected_from:
+            spec = self._with_expected(box, spec)
         deadline = time.monotonic() + self.program_timeout_s
         program = box.load(
             source, entry_point=spec.entry_point, session_cpu_s=self.program_timeout_s
@@ -803,6 +936,64 @@ class CodeKernel:
             if spec.kind == "check":
                 return [_run_check(spec, calls, helpers)]
             return _run_cases(spec, calls, self.abs_tol, self.rel_tol)
+
+    def _with_expected(self, box: Sandbox, spec: TestSpec) -> TestSpec:
+        """``spec`` with every case's expected value: the first reference program's answer, and
+        the other references' answers as answers the case also accepts."""
+        calls = [(case.args, case.kwargs) for case in spec.cases]
+        answers = [
+            self._reference_answers(box, spec, _callable_source(source, spec), calls, which)
+            for which, source in enumerate(spec.expected_from)
+        ]
+        cases = [
+            replace(case, expected=answers[0][i], also=(*case.also, *(a[i] for a in answers[1:])))
+            for i, case in enumerate(spec.cases)
+        ]
+        return replace(spec, cases=cases)
+
+    def _reference_answers(
+        self,
+        box: Sandbox,
+        spec: TestSpec,
+        source: str,
+        calls: list[tuple[list[Any], dict[str, Any]]],
+        which: int,
+    ) -> list[Any]:
+        """One reference program's answers to every case, from the cache or from the sandbox
+        (the reference is dataset code, trusted to be what the dataset's author wrote, and it
+        still runs only there, under the response's limits)."""
+        assert spec.entry_point is not None
+        key = _answers_key(source, spec.entry_point, calls)
+        if key in _ANSWERS:
+            _ANSWERS.move_to_end(key)
+            return _ANSWERS[key]
+        name = "the reference program" if which == 0 else f"reference program {which + 1}"
+        program = box.load(
+            source, entry_point=spec.entry_point, session_cpu_s=self.program_timeout_s
+        )
+        with program:
+            if program.error is not None:
+                raise SpecProblem(f"{name} does not compile: {program.error}")
+            results = program.call_many(
+                calls, timeout_s=self.call_timeout_s, budget_s=self.program_timeout_s
+            )
+        if results and results[-1].status == "sandbox_error":
+            raise _SandboxBroke(results[-1].error)
+        for index, result in enumerate(results):
+            if not result.ok:
+                raise SpecProblem(f"{name} gives no answer for case {index}: {result.error}")
+            if spec.compare == "set" and _as_set(result.value) is None:
+                raise SpecProblem(
+                    f"{name} answers case {index} with {_short(result.value)}, which is not a "
+                    "collection to compare as a set"
+                )
+        if len(results) < len(calls):
+            raise SpecProblem(f"{name} stopped before answering case {len(results)}")
+        answers = [result.value for result in results]
+        _ANSWERS[key] = answers
+        while len(_ANSWERS) > _PER_PROMPT:
+            _ANSWERS.popitem(last=False)
+        return answers
 
 
 def _verdict(

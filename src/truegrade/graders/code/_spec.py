@@ -3,7 +3,10 @@
 * HumanEval style: ``{"entry_point": "f", "check": "def check(candidate): ..."}``;
 * call cases:
   ``{"entry_point": "f", "cases": [{"args": [...], "kwargs": {...}, "expected": ...}]}``, with
-  ``"method_of": "Solution"`` when ``f`` is a method of that class (LeetCode style);
+  ``"method_of": "Solution"`` when ``f`` is a method of that class (LeetCode style); or with
+  the expected values left to a reference program, ``"expected_from": "<source defining f>"``
+  (cases then give only their inputs, HumanEval+ and MBPP+ style), and per spec ``compare``
+  (``equal``, ``set``, ``not_none``) and ``abs_tol`` / ``rel_tol``;
 * stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
   ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
   ``time_limit_s`` and ``memory_mb`` per test, ``compare`` and a special judge ``checker``
@@ -28,7 +31,21 @@ from typing import Any
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._rows import from_dataset_row
 
-__all__ = ["Case", "Checker", "SpecProblem", "StdioCase", "TestSpec", "parse_spec"]
+__all__ = [
+    "CASE_COMPARES",
+    "Case",
+    "Checker",
+    "SpecProblem",
+    "StdioCase",
+    "TestSpec",
+    "parse_spec",
+]
+
+CASE_COMPARES = ("equal", "set", "not_none")
+"""How a call case's answer meets its expected value: ``equal`` (strict equality, floats within
+the tolerances), ``set`` (both are collections, compared as sets of their items: order and
+repeats ignored), ``not_none`` (only whether there is an answer: a ``bool`` answer is read as
+itself, any other as ``answer is not None``; for functions that return a ``re.Match`` or None)."""
 
 
 class SpecProblem(ValueError):
@@ -37,7 +54,8 @@ class SpecProblem(ValueError):
 
 @dataclass(frozen=True)
 class Case:
-    """One call case: ``entry_point(*args, **kwargs) == expected``."""
+    """One call case: ``entry_point(*args, **kwargs) == expected`` (``expected`` is None until
+    the harness computes it, when the spec names a reference program)."""
 
     args: list[Any]
     kwargs: dict[str, Any]
@@ -85,6 +103,13 @@ class TestSpec:
     method_of: str | None = None
     """Call cases only: the entry point is a method of this class (LeetCode style), called on a
     new instance for every call."""
+    expected_from: tuple[str, ...] = ()
+    """Call cases only: reference programs defining the entry point. The first one's answers
+    are the expected values; any other's are accepted too (a dataset that accepts two readings
+    of its problem). They run in the sandbox, as the response does."""
+    abs_tol: float | None = None
+    rel_tol: float | None = None
+    """Call cases only: the row's float tolerances (None: the grader's)."""
 
     @property
     def test_names(self) -> list[str]:
@@ -108,14 +133,21 @@ def _entry_point(spec: dict[str, Any]) -> str:
     return name
 
 
-def _case(raw: Any, index: int) -> Case:
+def _case(raw: Any, index: int, computed: bool) -> Case:
     if not isinstance(raw, dict):
         raise SpecProblem(f"case {index} must be a mapping with 'args' and 'expected'")
     unknown = set(raw) - {"args", "kwargs", "expected", "visible", "also"}
     if unknown:
         raise SpecProblem(f"case {index} has unknown keys {sorted(unknown)}")
-    if "expected" not in raw:
-        raise SpecProblem(f"case {index} has no 'expected' value")
+    if computed and "expected" in raw:
+        raise SpecProblem(
+            f"case {index} states an 'expected' value, and 'expected_from' computes them all"
+        )
+    if not computed and "expected" not in raw:
+        raise SpecProblem(
+            f"case {index} has no 'expected' value (nor does the spec name a "
+            "reference program in 'expected_from')"
+        )
     args = raw.get("args", [])
     kwargs = raw.get("kwargs", {})
     if not isinstance(args, list):
@@ -126,7 +158,7 @@ def _case(raw: Any, index: int) -> Case:
     if not isinstance(also, list):
         raise SpecProblem(f"case {index}: 'also' must be a list of accepted answers")
     visible = bool(raw.get("visible", False))
-    return Case(list(args), dict(kwargs), raw["expected"], visible, tuple(also))
+    return Case(list(args), dict(kwargs), raw.get("expected"), visible, tuple(also))
 
 
 def _stdio_case(raw: Any, index: int) -> StdioCase:
@@ -190,11 +222,21 @@ def parse_spec(reference: Any) -> TestSpec:
         method_of = spec.get("method_of")
         if method_of is not None and not (isinstance(method_of, str) and method_of.isidentifier()):
             raise SpecProblem(f"'method_of' must name a class, got {method_of!r}")
+        compare = spec.get("compare")
+        if compare is not None and compare not in CASE_COMPARES:
+            raise SpecProblem(
+                f"'compare' of call cases must be {', '.join(CASE_COMPARES)}, not {compare!r}"
+            )
+        references = _references(spec.get("expected_from"))
         return TestSpec(
             "cases",
             entry_point=_entry_point(spec),
-            cases=[_case(c, i) for i, c in enumerate(raw)],
+            cases=[_case(c, i, bool(references)) for i, c in enumerate(raw)],
             method_of=method_of,
+            compare=compare,
+            expected_from=references,
+            abs_tol=_tolerance(spec.get("abs_tol"), "'abs_tol'"),
+            rel_tol=_tolerance(spec.get("rel_tol"), "'rel_tol'"),
         )
     raw = spec["stdio"]
     if not isinstance(raw, list) or not raw:
@@ -222,6 +264,29 @@ def parse_spec(reference: Any) -> TestSpec:
 
 
 _STDIO_KEYS = {"stdio", "language", "time_limit_s", "memory_mb", "compare", "checker", "helpers"}
+
+
+def _references(value: Any) -> tuple[str, ...]:
+    """``expected_from``: one program's source, or a list of them (the first is the reference,
+    the others give answers that are accepted too)."""
+    if value is None:
+        return ()
+    sources = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(sources, list)
+        or not sources
+        or not all(isinstance(s, str) and s.strip() for s in sources)
+    ):
+        raise SpecProblem("'expected_from' must be a program's source, or a list of them")
+    return tuple(sources)
+
+
+def _tolerance(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise SpecProblem(f"{what} must be a number >= 0, got {value!r}")
+    return float(value)
 
 
 def _positive(value: Any, what: str) -> float | None:
