@@ -83,6 +83,21 @@ def test_answers_compare_strictly(actual, expected, match):
     assert values_match(actual, expected) is match
 
 
+@pytest.mark.parametrize(
+    "expected", [1, 0.5, [1], 2**20000 + 1], ids=["int", "float", "list", "long_int"]
+)
+def test_an_integer_too_long_to_write_out_is_a_fail_with_a_reason(grader, expected):
+    # past 4,300 decimal digits, repr() raises; past about 1,024 bits, float() does
+    tests = {"entry_point": "f", "cases": [{"args": [], "expected": expected}]}
+    for answer in ("2**20000", "[2**400000]"):
+        result = grade(grader, f"def f():\n    return {answer}\n", tests)
+        assert (result.passed, result.error, result.flags) == (False, None, ["wrong_answer"])
+        assert "int of" in result.explanation or "too long to write out" in result.explanation
+    assert grade(grader, "def f():\n    return 2**20000 + 1\n", tests).passed is (
+        expected == 2**20000 + 1
+    )
+
+
 def test_float_tolerance_is_an_option_and_off_by_default(grader):
     tests = {"entry_point": "f", "cases": [{"args": [], "expected": 0.3}]}
     assert not grade(grader, "def f():\n    return 0.1 + 0.2\n", tests).passed

@@ -158,7 +158,12 @@ def sandbox_for(config: SandboxConfig, role: str = "program") -> Sandbox:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
+    if type(value) is int and value.bit_length() > 4000:
+        return f"an int of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except ValueError:  # an int deep inside, past Python's limit on decimal digits
+        return f"a {type(value).__name__} holding an int too long to write out"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -183,7 +188,10 @@ def values_match(
     numbers = (int, float)
     if isinstance(actual, numbers) and isinstance(expected, numbers):
         if isinstance(actual, float) or isinstance(expected, float):
-            a, b = float(actual), float(expected)
+            try:
+                a, b = float(actual), float(expected)
+            except OverflowError:  # an int past any float: Python compares the two exactly
+                return bool(actual == expected)
             if math.isnan(a) or math.isnan(b):
                 return math.isnan(a) and math.isnan(b)
             return a == b or math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
