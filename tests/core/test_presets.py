@@ -116,11 +116,61 @@ def test_mbpp_asserts_become_a_check_calling_the_function_the_reference_defines(
         namespace["check"](None)
 
 
-def test_mbpp_plus_reads_its_assertion_script_and_named_entry_point():
-    row = published("mbppplus.jsonl.gz")[0]
+def _plus_rows(name: str) -> dict[str, dict]:
+    return {row["task_id"]: row for row in published(name)}
+
+
+def test_mbpp_plus_inputs_become_call_cases_against_the_canonical_solution():
+    row = _plus_rows("mbppplus.jsonl.gz")["Mbpp/3"]
     spec = apply_preset(row)["reference"]
-    assert spec["entry_point"] == row["entry_point"] == "similar_elements"
+    assert spec["entry_point"] == row["entry_point"]
+    assert spec["expected_from"] == row["prompt"] + row["canonical_solution"]
+    inputs = row["base_input"] + row["plus_input"]
+    assert spec["cases"] == [{"args": args} for args in inputs]
+    assert (spec["abs_tol"], spec["rel_tol"]) == (1e-6, 1e-7)  # atol 0: evalplus's float default
+    assert "compare" not in spec and "check" not in spec
+
+
+def test_mbpp_plus_rules_of_evalplus_are_written_into_the_spec():
+    rows = _plus_rows("mbppplus.jsonl.gz")
+    unordered = apply_preset(rows["Mbpp/2"])["reference"]
+    assert unordered["compare"] == "set"
+    assert unordered["cases"][0] == {"args": [(3, 4, 5, 6), (5, 7, 4, 10)]}  # tuples, rebuilt
+    assert apply_preset(rows["Mbpp/737"])["reference"]["compare"] == "not_none"
+    complex_args = apply_preset(rows["Mbpp/124"])["reference"]["cases"][0]["args"]
+    assert complex_args == [0.0, 1j]
+    second = apply_preset(rows["Mbpp/581"])["reference"]["expected_from"]
+    assert len(second) == 2 and "def surface_Area" in second[1]
+    assert apply_preset(rows["Mbpp/793"])["reference"]["cases"]  # its plus_input is {}: base only
+    tolerant = next(r for r in rows.values() if r["atol"])
+    assert apply_preset(tolerant)["reference"]["abs_tol"] == tolerant["atol"]
+
+
+def test_humaneval_plus_inputs_become_call_cases_and_find_zero_a_check_of_its_root():
+    rows = _plus_rows("humanevalplus_small.jsonl.gz")
+    row = rows["HumanEval/2"]
+    spec = apply_preset(row)["reference"]
+    assert spec["expected_from"] == row["prompt"] + row["canonical_solution"]
+    assert len(spec["cases"]) == len(row["base_input"]) + len(row["plus_input"])
+    roots = {**row, "entry_point": "find_zero", "atol": 1e-4, "base_input": [[[1, 2]]]}
+    root = apply_preset({**roots, "plus_input": [[[-6, 11, -6, 1]]]})["reference"]
+    assert root["helpers"] == row["prompt"]
+    assert root["check"].splitlines() == [
+        "def check(candidate):",
+        "    assert abs(poly([1, 2], candidate([1, 2]))) <= 0.0001",
+        "    assert abs(poly([-6, 11, -6, 1], candidate([-6, 11, -6, 1]))) <= 0.0001",
+    ]
+
+
+def test_plus_rows_without_their_inputs_keep_their_published_base_tests():
+    mbpp = {k: v for k, v in published("mbppplus.jsonl.gz")[0].items() if k != "plus_input"}
+    spec = apply_preset(mbpp)["reference"]
     assert "assert similar_elements((3, 4, 5, 6),(5, 7, 4, 10)) == (4, 5)" in spec["check"]
+    humaneval = {k: v for k, v in published("humanevalplus_small.jsonl.gz")[0].items()}
+    del humaneval["base_input"]
+    assert apply_preset(humaneval)["reference"]["check"] == humaneval["test"]
+    with pytest.raises(DataError, match="lists of argument lists"):
+        apply_preset({**published("mbppplus.jsonl.gz")[0], "plus_input": [1]})
 
 
 def test_mbpp_tests_that_change_meaning_when_indented_are_refused():

@@ -24,6 +24,10 @@ EXPECT = "expect"  # the column that says what a row must come to
 CODE_OPTIONS = {"call_timeout_s": 30.0}
 """MBPP/123's own solution needs about 2.5 s of CPU for one call: a wall-clock deadline of 5 s
 that a loaded machine can cross is no test of reading the dataset."""
+PLUS_OPTIONS = {**CODE_OPTIONS, "output_bytes": 1 << 24, "program_timeout_s": 120.0}
+"""HumanEval+ and MBPP+ are graded on their canonical solutions' answers, which reach 12 MB as
+data (HumanEval/130) against a default output cap of 1 MiB, and a few canonical solutions need
+20 s for all their inputs (Mbpp/599), twice over when the calls are replayed."""
 
 
 @dataclass
@@ -160,19 +164,22 @@ def humaneval() -> Case:
 
 
 def humanevalplus() -> Case:
-    """HumanEval+ rows (65 of its smaller rows): the same two responses."""
+    """HumanEval+ rows (65 of its smaller rows): the same two responses, graded on every input,
+    base and plus, against the canonical solution's answers."""
     rows: list[dict[str, Any]] = []
     for row in published("humanevalplus_small.jsonl.gz"):
         rows.append(_with(row, "pass", completion=row["canonical_solution"]))
         rows.append(_with(row, "fail", completion="    return None\n"))
-    return Case("humanevalplus", "code", rows, "humaneval", dict(CODE_OPTIONS))
+    return Case("humanevalplus", "code", rows, "humaneval", dict(PLUS_OPTIONS))
 
 
 def _wrong_program(program: str, entry_point: str) -> str:
     return f"{program}\n\n\ndef {entry_point}(*args, **kwargs):\n    return None\n"
 
 
-def _mbpp_case(name: str, file: str, program_column: str) -> Case:
+def _mbpp_case(
+    name: str, file: str, program_column: str, options: dict[str, Any] = CODE_OPTIONS
+) -> Case:
     from truegrade.core import apply_preset
 
     rows: list[dict[str, Any]] = []
@@ -181,7 +188,7 @@ def _mbpp_case(name: str, file: str, program_column: str) -> Case:
         entry = apply_preset(row, "mbpp")["reference"]["entry_point"]
         rows.append(_with(row, "pass", response=f"```python\n{program}\n```"))
         rows.append(_with(row, "fail", response=_wrong_program(program, entry)))
-    return Case(name, "code", rows, "mbpp", dict(CODE_OPTIONS))
+    return Case(name, "code", rows, "mbpp", dict(options))
 
 
 def mbpp() -> Case:
@@ -195,7 +202,7 @@ def mbpp_sanitized() -> Case:
 
 
 def mbppplus() -> Case:
-    return _mbpp_case("mbppplus", "mbppplus.jsonl.gz", "canonical_solution")
+    return _mbpp_case("mbppplus", "mbppplus.jsonl.gz", "canonical_solution", PLUS_OPTIONS)
 
 
 def apps() -> Case:

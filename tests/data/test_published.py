@@ -19,9 +19,10 @@ from truegrade.data import read_samples
 
 # (dataset, item, expected): why the grader decides otherwise
 KNOWN = {
-    ("mbppplus", "Mbpp/737", "pass"): "returns a re.Match object, which is not plain data",
-    ("mbppplus", "Mbpp/787", "pass"): "returns a re.Match object, which is not plain data",
-    ("mbppplus", "Mbpp/794", "pass"): "returns a re.Match object, which is not plain data",
+    # the canonical answer to one of its plus inputs is 1.66 million tuples, a gigabyte as data:
+    # more than an answer may carry out of the sandbox, so the reference cannot answer (an error)
+    ("mbppplus", "Mbpp/255", "pass"): "error: the reference program gives no answer for case 88",
+    ("mbppplus", "Mbpp/255", "fail"): "error: the reference program gives no answer for case 88",
 }
 
 

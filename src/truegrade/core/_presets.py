@@ -246,7 +246,11 @@ def _is_math(row: Mapping[str, Any]) -> bool:
 def _humaneval(row: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(row)
     _group(row, out, "task_id")
-    out["reference"] = {"entry_point": row["entry_point"], "check": row["test"]}
+    inputs = _plus_inputs(row)
+    if inputs is None:
+        out["reference"] = {"entry_point": row["entry_point"], "check": row["test"]}
+    else:  # HumanEval+
+        out["reference"] = evalplus_spec(row, inputs)
     _response(row, out)
     return out
 
@@ -310,6 +314,190 @@ def _code_dataset(
         return out
 
     return convert
+
+
+# --- HumanEval+ and MBPP+: their inputs, graded against the canonical solution's answers ------
+
+EVALPLUS_FLOAT_ATOL = 1e-6
+"""The absolute tolerance evalplus gives float answers of a task whose ``atol`` is 0."""
+EVALPLUS_REL_TOL = 1e-7
+"""The relative tolerance evalplus gives float answers (``numpy.allclose``'s default)."""
+
+# evalplus's own rules for some tasks, by entry point, as its evaluation applies them
+_SET_ANSWERS = frozenset(
+    {
+        "similar_elements",  # Mbpp/2
+        "find_char_long",  # Mbpp/7
+        "common_in_nested_lists",  # Mbpp/111
+        "extract_singly",  # Mbpp/140
+        "larg_nnum",  # Mbpp/232
+        "intersection_array",  # Mbpp/249
+        "find_dissimilar",  # Mbpp/579
+        "Diff",  # Mbpp/769
+    }
+)
+"""MBPP+ tasks whose answer is a collection in no particular order: compared as sets."""
+_NOT_NONE_ANSWERS = frozenset({"check_str", "text_match_three", "text_starta_endb"})
+"""MBPP+ tasks (Mbpp/737, 787, 794) whose canonical solutions return a ``re.Match`` or None:
+only whether there is a match is compared."""
+_ALSO_ACCEPTED = {
+    # Mbpp/581: "height" read as the pyramid's height rather than its slant height
+    "surface_Area": (
+        "import math\n\n\ndef surface_Area(base_edge, height):\n"
+        "    slant = math.sqrt((base_edge / 2) ** 2 + height**2)\n"
+        "    return round(base_edge**2 + 2 * base_edge * slant)\n"
+    ),
+    # Mbpp/558: numbers of different lengths aligned on their last digits (zeros in front)
+    "digit_distance_nums": (
+        "def digit_distance_nums(a, b):\n"
+        "    width = max(len(str(a)), len(str(b)))\n"
+        "    digits = zip(str(a).zfill(width), str(b).zfill(width))\n"
+        "    return sum(abs(int(x) - int(y)) for x, y in digits)\n"
+    ),
+}
+"""MBPP+ tasks where evalplus also accepts the answer of a second reading of the problem: the
+program that computes it (a second reference, its answers accepted too)."""
+_ROOT_CHECKS = {"find_zero": "poly"}
+"""HumanEval+ tasks with many right answers (HumanEval/32: any root of the polynomial): the
+answer is put into the prompt's helper of this name and must come within ``atol`` of 0, as
+HumanEval's own check and evalplus both judge it, instead of being compared with the canonical
+solution's root."""
+
+
+def _rebuilt(value: Any, how: str) -> Any:
+    """One MBPP+ argument as the function takes it: JSON has no tuples, sets or complex numbers,
+    so MBPP+ stores them as lists and strings, and evalplus rebuilds them per task."""
+    if how == "tuple":
+        return tuple(value)
+    if how == "tuples":  # a list of tuples
+        return [tuple(item) for item in value]
+    if how == "tuple of tuples":
+        return tuple(tuple(item) if isinstance(item, list) else item for item in value)
+    if how == "deep tuples":
+        return tuple(_rebuilt(i, how) for i in value) if isinstance(value, list) else value
+    if how == "dict of tuples":
+        return {key: tuple(item) for key, item in value.items()}
+    if how == "sets":  # an empty one becomes {}, as evalplus makes it
+        return [set(item) if isinstance(item, list) and item else {} for item in value]
+    if how == "float":
+        return float(value)
+    if how == "complex":
+        return complex(value)
+    return value
+
+
+# per MBPP+ task number, how each argument is rebuilt; the last rule holds for the arguments after
+_MBPP_PLUS_ARGUMENTS: dict[int, tuple[str, ...]] = {
+    **dict.fromkeys(
+        (2, 116, 132, 143, 222, 261, 273, 394, 399, 421, 424, 429, 470, 560, 579, 596, 616),
+        ("tuple",),
+    ),
+    **dict.fromkeys((630, 726, 740, 744, 809), ("tuple",)),
+    **dict.fromkeys(
+        (63, 64, 70, 94, 120, 237, 272, 299, 400, 409, 417, 438, 473, 614, 780), ("tuples",)
+    ),
+    **dict.fromkeys((75, 413, 444, 753), ("tuples", "as is")),
+    **dict.fromkeys((106, 750), ("as is", "tuple", "as is")),
+    **dict.fromkeys((250, 405, 446, 617, 720, 763, 808, 307), ("tuple", "as is")),
+    **dict.fromkeys((259, 401, 445, 278), ("tuple of tuples",)),
+    **dict.fromkeys((580, 615, 791), ("deep tuples",)),
+    115: ("sets",),
+    124: ("float", "complex"),
+    252: ("complex",),
+    722: ("dict of tuples", "as is"),
+}
+
+
+def mbpp_plus_arguments(task_id: str, args: Sequence[Any]) -> list[Any]:
+    """An MBPP+ input (one call's arguments, as published) as the task's function takes it.
+
+    Examples:
+        >>> mbpp_plus_arguments("Mbpp/2", [[3, 4], [4, 5]])
+        [(3, 4), (4, 5)]
+        >>> mbpp_plus_arguments("Mbpp/124", ["0", "1j"])
+        [0.0, 1j]
+    """
+    number = task_id.rpartition("/")[2]
+    rules = _MBPP_PLUS_ARGUMENTS.get(int(number)) if number.isdigit() else None
+    if rules is None:
+        return list(args)
+    return [_rebuilt(arg, rules[min(i, len(rules) - 1)]) for i, arg in enumerate(args)]
+
+
+def _plus_inputs(row: Mapping[str, Any]) -> list[list[Any]] | None:
+    """A HumanEval+ or MBPP+ row's inputs, ``base_input`` then ``plus_input`` (each a list of
+    argument lists), or None for a row without them (HumanEval, MBPP)."""
+    # MBPP+ writes one task's empty plus_input as {} (Mbpp/793)
+    base, plus = (row.get("base_input"), row.get("plus_input"))
+    plus = [] if plus == {} else plus
+    if not isinstance(base, list) or not isinstance(plus, list):
+        return None
+    if not isinstance(row.get("canonical_solution"), str):
+        return None
+    inputs = [*base, *plus]
+    if not inputs or not all(isinstance(args, list) for args in inputs):
+        raise DataError("'base_input' and 'plus_input' must be lists of argument lists")
+    return inputs
+
+
+def evalplus_spec(row: Mapping[str, Any], inputs: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """A HumanEval+ or MBPP+ row's tests as evalplus grades them: each input is one call case,
+    and the expected answers are those of ``prompt + canonical_solution`` (run by the grader in
+    its sandbox); floats within ``atol`` (``EVALPLUS_FLOAT_ATOL`` when it is 0) and a relative
+    ``EVALPLUS_REL_TOL``; evalplus's rules for some tasks (answers compared as sets, only
+    whether there is an answer, a second reading accepted, a root checked by its polynomial).
+
+    Examples:
+        >>> row = {"task_id": "HumanEval/0", "prompt": "", "entry_point": "f", "atol": 0,
+        ...        "canonical_solution": "def f(x):\n    return x\n"}
+        >>> spec = evalplus_spec(row, [[1], [2]])
+        >>> spec["cases"], spec["abs_tol"]
+        ([{'args': [1]}, {'args': [2]}], 1e-06)
+    """
+    entry = row["entry_point"]
+    prompt = row["prompt"] if isinstance(row.get("prompt"), str) else ""
+    atol = row.get("atol") or 0
+    if isinstance(atol, bool) or not isinstance(atol, (int, float)) or atol < 0:
+        raise DataError(f"'atol' must be a number >= 0, got {atol!r}")
+    if entry in _ROOT_CHECKS:
+        return _root_check(entry, _ROOT_CHECKS[entry], prompt, inputs, atol)
+    task_id = str(row.get("task_id", ""))
+    if task_id.startswith("Mbpp/"):
+        inputs = [mbpp_plus_arguments(task_id, args) for args in inputs]
+    reference = prompt + row["canonical_solution"]
+    spec: dict[str, Any] = {
+        "entry_point": entry,
+        "expected_from": [reference, _ALSO_ACCEPTED[entry]]
+        if entry in _ALSO_ACCEPTED
+        else reference,
+        "cases": [{"args": list(args)} for args in inputs],
+        "abs_tol": float(atol) or EVALPLUS_FLOAT_ATOL,
+        "rel_tol": EVALPLUS_REL_TOL,
+    }
+    if entry in _SET_ANSWERS:
+        spec["compare"] = "set"
+    elif entry in _NOT_NONE_ANSWERS:
+        spec["compare"] = "not_none"
+    return spec
+
+
+def _root_check(
+    entry: str, helper: str, prompt: str, inputs: Sequence[Sequence[Any]], atol: float
+) -> dict[str, Any]:
+    """A check that puts each answer into the prompt's ``helper`` (``poly(xs, x)``) and asks
+    for a value within ``atol`` of 0: one assert per input, literal arguments, so the grader
+    sends the calls ahead."""
+    lines = []
+    for args in inputs:
+        text = ", ".join(repr(a) for a in args)
+        try:
+            if ast.literal_eval(f"[{text}]") != list(args):
+                raise ValueError
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise DataError(f"an input of {entry} is not a Python literal: {text[:80]}") from None
+        lines.append(f"    assert abs({helper}({text}, candidate({text}))) <= {atol!r}")
+    check = "def check(candidate):\n" + "\n".join(lines) + "\n"
+    return {"entry_point": entry, "check": check, "helpers": prompt}
 
 
 # --- MBPP: assert lists as a HumanEval-style check ---------------------------------------------
@@ -408,9 +596,13 @@ def _mbpp(row: Mapping[str, Any]) -> dict[str, Any]:
     assertion = row.get("assertion")
     script = assertion if isinstance(assertion, str) else ""  # MBPP+
     entry = row.get("entry_point") if isinstance(row.get("entry_point"), str) else None
-    out["reference"] = mbpp_check(
-        tests, program=program, setup=setup, script=script, entry_point=entry
-    )
+    inputs = _plus_inputs(row) if entry is not None else None
+    if inputs is not None:  # MBPP+, graded on its inputs as evalplus grades it
+        out["reference"] = evalplus_spec(row, inputs)
+    else:
+        out["reference"] = mbpp_check(
+            tests, program=program, setup=setup, script=script, entry_point=entry
+        )
     if program is not None and "canonical_solution" not in row:
         out["canonical_solution"] = program  # the control the audit and the attacks grade
     _prompt(row, out, "text")
@@ -505,7 +697,8 @@ _PRESETS = (
         "HumanEval, HumanEval+",
         "group = task_id, reference = check(candidate) in test with entry_point, "
         "response = completion (or response); the prompt's helpers are the check's; "
-        "HumanEval+'s plus_input (inputs without outputs) is not read",
+        "HumanEval+: base_input + plus_input as call cases, expected from prompt + "
+        "canonical_solution, as evalplus grades them",
         ("task_id", "prompt", "test", "entry_point"),
         _humaneval,
         _is_humaneval,
@@ -514,9 +707,9 @@ _PRESETS = (
     Preset(
         "mbpp",
         "MBPP, MBPP sanitized, MBPP+",
-        "group = task_id, prompt = text (or prompt), reference = the test_list asserts (MBPP+: "
-        "its assertion script; its plus_input is not read) with test_setup_code / "
-        "test_imports, entry point from code",
+        "group = task_id, prompt = text (or prompt), reference = the test_list asserts with "
+        "test_setup_code / test_imports, entry point from code; MBPP+: base_input + plus_input "
+        "as call cases, expected from canonical_solution, as evalplus grades them",
         ("task_id",),
         _mbpp,
         _is_mbpp,
