@@ -23,6 +23,7 @@ import ast
 import gzip
 import json
 import sys
+import warnings
 from pathlib import Path
 
 HELD = """
@@ -57,8 +58,12 @@ _SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast
          ast.NotEq: ast.Eq}  # fmt: skip
 
 
-def _mutant(program: str, kind: str) -> str | None:
-    tree = ast.parse(program)
+def mutant(program: str, kind: str) -> str | None:
+    """``program`` with its first comparison swapped (``cmp``) or its first integer constant plus
+    one (``const``), in ``ast.walk`` order; None when it has no such node."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an invalid escape, "\\w", in a regex of the dataset
+        tree = ast.parse(program)
     for node in ast.walk(tree):
         if kind == "cmp" and isinstance(node, ast.Compare) and type(node.ops[0]) in _SWAP:
             node.ops[0] = _SWAP[type(node.ops[0])]()
@@ -78,9 +83,9 @@ def variants(problem: dict) -> dict[str, str]:
         "printing": canonical + PRINTING.replace("{entry}", entry),
     }
     for kind in ("cmp", "const"):
-        mutant = _mutant(canonical, kind)
-        if mutant is not None:
-            out[f"mutant_{kind}"] = mutant
+        changed = mutant(canonical, kind)
+        if changed is not None:
+            out[f"mutant_{kind}"] = changed
     return out
 
 
