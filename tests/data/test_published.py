@@ -18,12 +18,10 @@ from truegrade.core import Grade, load_grader, run_grader
 from truegrade.data import read_samples
 
 # (dataset, item, expected): why the grader decides otherwise
-KNOWN = {
-    # the canonical answer to one of its plus inputs is 1.66 million tuples, a gigabyte as data:
-    # more than an answer may carry out of the sandbox, so the reference cannot answer (an error)
-    ("mbppplus", "Mbpp/255", "pass"): "error: the reference program gives no answer for case 88",
-    ("mbppplus", "Mbpp/255", "fail"): "error: the reference program gives no answer for case 88",
-}
+KNOWN: dict[tuple[str, str, str], str] = {}
+# (Mbpp/255, whose canonical answer to one plus input is a gigabyte of tuples and so an error, is
+# among the slow tasks published_cases leaves out; tests/external/test_evalplus_verdicts.py and
+# docs/code.md give the whole of both datasets.)
 
 
 def _outcome(grade: Grade) -> str:
@@ -53,7 +51,7 @@ def test_a_published_dataset_grades_with_no_conversion(make, tmp_path):
     case = make()
     results = graded(case, tmp_path)
     counts = Counter(expected for _, expected, _, _ in results)
-    smallest = 60 if case.name == "humanevalplus" else 100  # 65 of HumanEval+'s rows are here
+    smallest = 50 if case.name == "humanevalplus" else 100  # 59 of HumanEval+'s rows are here
     assert counts["pass"] >= smallest and counts["fail"] >= smallest
     unexpected = {
         (case.name, item, expected): f"{outcome}: {grade.error or grade.explanation}"
