@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reference import HUMANEVAL
 from truegrade.attacks import AttackReport, attacks_for, run_attacks
 from truegrade.core import Flag, Sample, distinct_items, load_grader
 from truegrade.data import read_samples
@@ -253,11 +254,7 @@ def test_the_code_grader_holds_against_the_whole_code_library():
     assert sum(a.tried for a in report.attacks) > 150
 
 
-HUMANEVAL = ROOT.parent / "shared" / "data" / "code" / "HumanEval.jsonl.gz"
-
-
 @pytest.mark.shared_data
-@pytest.mark.skipif(not HUMANEVAL.exists(), reason=f"HumanEval not found at {HUMANEVAL}")
 def test_code_attacks_on_humaneval_problems_with_prompt_helpers():
     import gzip
 

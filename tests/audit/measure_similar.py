@@ -6,7 +6,7 @@
 
 The planted prompts are ``planted_similar``'s word problems. The real prompts are the 805
 AlpacaEval instructions, the 100 MATH problems and the 164 HumanEval prompts of the reference
-data (``DIR``, by default ``../shared/data`` beside the repository): nobody wrote them for this
+data (``DIR``, by default ``tests/data/reference``): nobody wrote them for this
 check, so the pairs found among them are what the audit reports on a real set, and the edits
 planted into them (a synonym, two sentences swapped, another name, other numbers) show what it
 catches in prompts of every length and shape. ``test_similar`` asserts floors on the same
@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.audit import planted_similar as planted
+from tests.reference import REFERENCE, read_jsonl
 from truegrade.audit import AuditReport, DuplicatePair, TemplateFamily, audit_items
 from truegrade.audit._similar import find_leaks, find_near_copies
 from truegrade.core import load_grader
 
 THRESHOLD = 0.75
 PREAMBLE = "Solve the following problem carefully and give your final answer in a box at the end. "
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = REFERENCE
 
 
 def closure(pairs: Iterable[DuplicatePair], ids: Iterable[str]) -> set[frozenset[str]]:
@@ -308,8 +309,7 @@ def real_prompts(data: Path) -> dict[str, dict[str, str]]:
     """The AlpacaEval instructions, the MATH problems and the HumanEval prompts, by id."""
     with gzip.open(data / "judge" / "alpaca_eval" / "instructions.json.gz", "rt") as handle:
         alpaca = json.load(handle)
-    with (data / "math" / "qwen25_math_cot_100.jsonl").open() as handle:
-        math = [json.loads(line)["question"] for line in handle]
+    math = [row["question"] for row in read_jsonl(data / "math" / "qwen25_math_cot_100.jsonl.gz")]
     with gzip.open(data / "code" / "HumanEval.jsonl.gz", "rt") as handle:
         humaneval = [json.loads(line) for line in handle]
     return {

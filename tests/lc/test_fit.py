@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.reference import ALPACA_EVAL
 from truegrade.core import DataError
 from truegrade.lc import (
     LCOptions,
@@ -22,11 +23,7 @@ from truegrade.lc import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-ALPACA = ROOT.parent / "shared" / "data" / "judge" / "alpaca_eval"
-needs_alpaca = pytest.mark.skipif(
-    not (ALPACA / "preferences.csv.gz").exists(),
-    reason=f"AlpacaEval reference data not found at {ALPACA}",
-)
+ALPACA = ALPACA_EVAL
 
 
 def synthetic(seed=0, instructions=400, length_effect=1.5):
@@ -236,7 +233,6 @@ def alpaca_report():
 
 
 @pytest.mark.shared_data
-@needs_alpaca
 def test_raw_win_rates_match_the_published_leaderboard(alpaca_report):
     table, report = alpaca_report
     published = read_leaderboard(ALPACA / "leaderboard.csv", column="win_rate")
@@ -251,7 +247,6 @@ def test_raw_win_rates_match_the_published_leaderboard(alpaca_report):
 
 
 @pytest.mark.shared_data
-@needs_alpaca
 def test_lc_win_rates_reproduce_the_published_leaderboard(alpaca_report):
     _, report = alpaca_report
     published = read_leaderboard(ALPACA / "leaderboard.csv")

@@ -24,7 +24,8 @@ from truegrade.graders import set_timeout
 
 __all__ = ["DEFAULT_MATH_DATA", "MathVerifyTask", "load_math_pairs", "run_math_bench"]
 
-DEFAULT_MATH_DATA = Path("../shared/data/math/qwen25_math_cot_100.jsonl")
+DEFAULT_MATH_DATA = Path("tests/data/reference/math/qwen25_math_cot_100.jsonl.gz")
+"""The 800 real Qwen2.5-Math responses the repository keeps (run from its root)."""
 
 
 @dataclass

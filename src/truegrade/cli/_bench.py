@@ -167,8 +167,8 @@ def bench_serve(
 @bench_app.command("code")
 def bench_code(
     data: Annotated[
-        Path, typer.Option(help="HumanEval.jsonl.gz (default: the shared reference data).")
-    ] = Path("../shared/data/code/HumanEval.jsonl.gz"),
+        Path, typer.Option(help="HumanEval.jsonl.gz (default: the copy in tests/data/reference).")
+    ] = Path("tests/data/reference/code/HumanEval.jsonl.gz"),
     workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
     repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 3,
     limit: Annotated[int | None, typer.Option(help="Only the first N problems.", min=1)] = None,

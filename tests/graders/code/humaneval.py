@@ -1,27 +1,15 @@
-"""HumanEval for the tests. The reference data lives outside the repository (``../shared/data``
-relative to its root); tests that need it skip, saying so, when it is absent."""
+"""HumanEval for the tests, from the reference data kept in the repository."""
 
 from __future__ import annotations
 
-import gzip
-import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-DATA = (
-    Path(__file__).resolve().parents[3].parent / "shared" / "data" / "code" / "HumanEval.jsonl.gz"
-)
+from tests.reference import HUMANEVAL, read_jsonl
 
 
 def problems() -> dict[str, dict[str, Any]]:
-    """The 164 problems by task id (skips the calling test when the file is absent)."""
-    if not DATA.exists():
-        pytest.skip(f"HumanEval is not available at {DATA} (reference data, not in the repository)")
-    with gzip.open(DATA, "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle]
-    return {row["task_id"]: row for row in rows}
+    """The 164 problems by task id."""
+    return {row["task_id"]: row for row in read_jsonl(HUMANEVAL)}
 
 
 def row(problem: dict[str, Any], response: str, sample_id: Any = None) -> dict[str, Any]:

@@ -5,26 +5,16 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from pathlib import Path
 
 import pytest
 
+from tests.reference import ALPACA_EVAL
 from truegrade.attacks import ATTACKS
 from truegrade.core import Sample
 from truegrade.graders.judge import find_injections, model_family
 from truegrade.stats import wilson_interval
 
-ANNOTATIONS = (
-    Path(__file__).resolve().parents[3].parent
-    / "shared"
-    / "data"
-    / "judge"
-    / "alpaca_eval"
-    / "annotations"
-)
-needs_annotations = pytest.mark.skipif(
-    not ANNOTATIONS.exists(), reason=f"AlpacaEval annotations not found at {ANNOTATIONS}"
-)
+ANNOTATIONS = ALPACA_EVAL / "annotations"
 
 INJECTION_ATTACKS = ("prompt_injection", "fake_verdict", "template_break", "fake_reasoning")
 NOT_INJECTIONS = ("authority", "sycophancy", "verbosity_padding", "keyword_stuffing")
@@ -117,7 +107,6 @@ def _honest_answers():
 
 
 @pytest.mark.shared_data
-@needs_annotations
 def test_the_null_model_is_flagged_and_truncated_answers_are_not():
     null = _outputs("NullModel")
     flagged = sum(1 for text in null if find_injections(text))
@@ -130,7 +119,6 @@ def test_the_null_model_is_flagged_and_truncated_answers_are_not():
 
 
 @pytest.mark.shared_data
-@needs_annotations
 def test_honest_answers_are_almost_never_flagged():
     # reject_injections is on by default, so each false flag is an honest answer failed unjudged
     answers = _honest_answers()

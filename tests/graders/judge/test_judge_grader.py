@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reference import ALPACA_EVAL
 from tests.simulator.fixtures import endpoint
 from truegrade.core import SpecError, load_grader
 from truegrade.graders.judge import JudgeGrader
@@ -18,7 +19,7 @@ from truegrade.simulator import true_quality
 
 ROOT = Path(__file__).resolve().parents[3]
 NAIVE = ROOT / "examples" / "graders" / "naive_judge.py"
-ANNOTATIONS = ROOT.parent / "shared" / "data" / "judge" / "alpaca_eval" / "annotations"
+ANNOTATIONS = ALPACA_EVAL / "annotations"
 
 
 def _read(path):
@@ -215,7 +216,6 @@ def test_a_planted_verdict_fails_by_default_and_is_judged_when_the_option_is_off
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not ANNOTATIONS.exists(), reason=f"annotations not found at {ANNOTATIONS}")
 def test_null_model_pairs_are_flagged_and_judged_on_content(simulator):
     rows = _read(ANNOTATIONS / "NullModel.json.gz")[:24]
     samples = [

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.reference import QWEN_MATH, read_jsonl
 from truegrade.graders.math._check import MathKernel
 
 ROOT = Path(__file__).resolve().parents[3]
 MATH500 = ROOT / "tests" / "data" / "math500_answers.jsonl"
 EXTERNAL = ROOT / "tests" / "external" / "data"
-QWEN = ROOT.parent / "shared" / "data" / "math" / "qwen25_math_cot_100.jsonl"
+QWEN = QWEN_MATH
 
 REFUSED = {
     "\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1": "unbalanced brackets",  # an unclosed box
@@ -58,9 +59,8 @@ def test_no_real_key_is_refused_but_the_three_that_state_no_one_answer():
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not QWEN.exists(), reason=f"reference data not found at {QWEN}")
 def test_no_key_of_the_shared_math_problems_is_refused():
-    rows = _jsonl(QWEN)
+    rows = read_jsonl(QWEN)
     assert _errors([row["gt"] for row in rows] + [row["answer"] for row in rows]) == {}
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.reference import QWEN_MATH, read_jsonl
 from truegrade.core import load_grader
 
 ROOT = Path(__file__).resolve().parents[3]
-DATA = ROOT.parent / "shared" / "data" / "math" / "qwen25_math_cot_100.jsonl"
+DATA = QWEN_MATH
 TRUTH = ROOT / "tests" / "data" / "math_qwen25_truth.jsonl"
 ADJUDICATED = ROOT / "tests" / "data" / "math_qwen25_adjudicated.jsonl"
 
@@ -31,10 +32,9 @@ def _truth() -> dict[tuple[int, int], bool]:
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not DATA.exists(), reason=f"reference data not found at {DATA}")
 def test_no_false_accepts_and_no_misses_on_800_real_responses():
     truth = _truth()
-    rows = [json.loads(line) for line in DATA.read_text().splitlines()]
+    rows = read_jsonl(DATA)
     samples = [
         {"id": f"{r['idx']}-{k}", "response": c, "reference": r["answer"]}
         for r in rows
@@ -54,9 +54,8 @@ def test_no_false_accepts_and_no_misses_on_800_real_responses():
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not DATA.exists(), reason=f"reference data not found at {DATA}")
 def test_every_adjudicated_case_is_graded_as_adjudicated():
-    rows = {json.loads(line)["idx"]: json.loads(line) for line in DATA.read_text().splitlines()}
+    rows = {row["idx"]: row for row in read_jsonl(DATA)}
     grader = load_grader("math")
     for line in ADJUDICATED.read_text().splitlines():
         case = json.loads(line)

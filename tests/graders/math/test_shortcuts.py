@@ -10,7 +10,6 @@ Each corpus also shows the shortcuts are taken: less parsing and normalising wit
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,12 @@ import pytest
 
 from tests.external._suite import load_cases, prediction
 from tests.graders.math import test_answer_formats, test_math_grader
+from tests.reference import QWEN_MATH, read_jsonl
 from truegrade.graders.math import _check, _equiv
 from truegrade.graders.math._check import MathKernel
 
 ROOT = Path(__file__).resolve().parents[3]
-QWEN = ROOT.parent / "shared" / "data" / "math" / "qwen25_math_cot_100.jsonl"
+QWEN = QWEN_MATH
 
 OPTIONS: list[dict[str, Any]] = [
     {},
@@ -93,7 +93,7 @@ EDGES = [(f"\\boxed{{{a}}}", b) for a in MIXED + NUMBERS for b in MIXED + NUMBER
 
 
 def _qwen_pairs() -> list[tuple[str, str]]:
-    rows = [json.loads(line) for line in QWEN.read_text().splitlines()]
+    rows = read_jsonl(QWEN)
     return [(response, str(row["answer"])) for row in rows for response in row["code"]]
 
 
@@ -146,7 +146,6 @@ def _assert_same_grades(
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not QWEN.exists(), reason=f"reference data not found at {QWEN}")
 def test_the_800_real_responses_get_the_same_grades(parses):
     _assert_same_grades(_qwen_pairs(), parses, OPTIONS[:3])
 
