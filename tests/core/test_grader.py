@@ -2,7 +2,17 @@ from __future__ import annotations
 
 import asyncio
 
-from truegrade.core import BaseGrader, Flag, Grade, Grader, Sample, run_grader, run_grader_async
+from truegrade.core import (
+    BaseGrader,
+    DataError,
+    Flag,
+    Grade,
+    Grader,
+    Sample,
+    grade_rows,
+    run_grader,
+    run_grader_async,
+)
 
 
 class Echo(BaseGrader):
@@ -78,3 +88,14 @@ def test_run_grader_async_uses_the_async_path():
     rows = [{"id": 1, "response": "a", "reference": "b"}]
     assert asyncio.run(run_grader_async(Echo(), rows))[0].passed is False
     assert asyncio.run(run_grader_async(Fragile(), rows))[0].score == 0.5
+
+
+def test_grade_rows_gives_an_unreadable_row_its_own_error_and_grades_the_rest():
+    def read(row, i):
+        if row is None:
+            raise DataError("not a row")
+        return Sample(id=i, response=row, reference="a")
+
+    grades = grade_rows(Echo(), ["a", None, "b"], read)
+    assert [g.passed for g in grades] == [True, None, False]
+    assert grades[1].error == "row 1: not a row" and grades[1].flags == ["bad_row"]

@@ -34,6 +34,7 @@ from truegrade.core._grader import (
     BaseGrader,
     Grader,
     SampleLike,
+    grade_rows,
     run_grader,
     run_grader_async,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "describe_validation_error",
     "detect_preset",
     "distinct_items",
+    "grade_rows",
     "grader_names",
     "gsm8k_final_answer",
     "last_boxed",

@@ -12,13 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from truegrade.core._errors import DataError
 from truegrade.core._grade import Flag, Grade
 from truegrade.core._sample import COLUMNS, Sample, to_sample, to_samples
 
-__all__ = ["AsyncGrader", "BaseGrader", "Grader", "SampleLike", "run_grader", "run_grader_async"]
+__all__ = [
+    "AsyncGrader",
+    "BaseGrader",
+    "Grader",
+    "SampleLike",
+    "grade_rows",
+    "run_grader",
+    "run_grader_async",
+]
 
 SampleLike = Sample | Mapping[str, Any]
 """A ``Sample`` or a plain row dict in the documented row format."""
@@ -175,6 +184,24 @@ def run_grader(grader: Grader, samples: Sequence[SampleLike]) -> list[Grade]:
         if len(batch) == 1:
             return [_grade_alone(grader, batch[0])]
     return [_grade_alone(grader, s) for s in batch]
+
+
+def grade_rows(
+    grader: Grader, rows: Sequence[Any], read: Callable[[Any, int], Sample]
+) -> list[Grade]:
+    """One grade per row, in order, for the faces that receive rows (TRL's columns, verl's
+    samples, a Ray batch): ``read(row, i)`` makes each a sample, a row it cannot read
+    (``DataError``) gets an error grade of its own (``bad_row``) instead of stopping the batch,
+    and the rest are graded together by ``run_grader``."""
+    samples: list[Sample] = []
+    unreadable: dict[int, Grade] = {}
+    for i, row in enumerate(rows):
+        try:
+            samples.append(read(row, i))
+        except DataError as exc:
+            unreadable[i] = Grade.failure(f"row {i}: {exc.reason}", Flag.BAD_ROW)
+    graded = iter(run_grader(grader, samples))
+    return [unreadable[i] if i in unreadable else next(graded) for i in range(len(rows))]
 
 
 def _grade_alone(grader: Grader, sample: Sample) -> Grade:

@@ -23,11 +23,10 @@ from typing import Any
 
 from truegrade.core import (
     BaseGrader,
-    DataError,
     EngineError,
-    Flag,
     Grade,
     Sample,
+    grade_rows,
     load_grader,
     run_grader,
 )
@@ -241,15 +240,7 @@ def _grade_records(grader: Any, records: list[dict[str, Any]]) -> list[Grade]:
     """One grade per record, in order; a record that is not a row gets an error grade."""
     from truegrade.data import one_sample
 
-    samples: list[Sample] = []
-    bad: dict[int, Grade] = {}
-    for i, row in enumerate(records):
-        try:
-            samples.append(one_sample(_cells(row), index=i + 1))
-        except DataError as exc:
-            bad[i] = Grade.failure(f"row {i + 1} of the batch: {exc.reason}", Flag.BAD_ROW)
-    graded = iter(run_grader(grader, samples))
-    return [bad[i] if i in bad else next(graded) for i in range(len(records))]
+    return grade_rows(grader, records, lambda row, i: one_sample(_cells(row), index=i + 1))
 
 
 def grade_dataset(

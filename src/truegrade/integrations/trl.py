@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from truegrade.core import DataError, Flag, Grade, Grader, Sample, load_grader, run_grader
+from truegrade.core import Grade, Grader, Sample, grade_rows, load_grader
 from truegrade.integrations._plain import plain
 
 __all__ = ["TruegradeReward", "reward_func"]
@@ -104,18 +104,11 @@ class TruegradeReward:
         n = len(items)
         asked = list(prompts) if prompts is not None else [None] * n
         rows = self._rows(columns, n)
-        samples: list[Sample] = []
-        unreadable: dict[int, Grade] = {}
         for i, row in enumerate(rows):
             # the dataset's own 'prompt' column is TRL's prompts; the completion is the response
             row.update({"id": i, "prompt": asked[i], "response": items[i]})
             row.pop("completion", None)
-            try:
-                samples.append(Sample.from_row(row))
-            except DataError as exc:
-                unreadable[i] = Grade.failure(f"row {i}: {exc}", Flag.BAD_ROW)
-        graded = iter(run_grader(self.grader, samples) if samples else [])
-        grades = [unreadable[i] if i in unreadable else next(graded) for i in range(n)]
+        grades = grade_rows(self.grader, rows, lambda row, _: Sample.from_row(row))
         self._log(grades, log_extra, log_metric)
         return [None if g.error is not None else g.score for g in grades]
 

@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from truegrade.core import DataError, Flag, Grade, Grader, Sample, load_grader, run_grader
+from truegrade.core import Flag, Grade, Grader, Sample, grade_rows, load_grader
 from truegrade.integrations._plain import plain
 
 __all__ = ["check_config", "compute_score", "compute_score_batch", "grader_for", "main"]
@@ -124,15 +124,11 @@ def _grades(
     extras: Sequence[Any],
 ) -> list[Grade]:
     """The grades of a batch, in order; a row that cannot be read is an error grade of its own."""
-    samples: list[Sample] = []
-    unreadable: dict[int, Grade] = {}
-    for i, solution in enumerate(solutions):
-        try:
-            samples.append(_sample(i, sources[i], solution, truths[i], extras[i]))
-        except DataError as exc:
-            unreadable[i] = Grade.failure(f"row {i}: {exc}", Flag.BAD_ROW)
-    graded = iter(run_grader(grader, samples) if samples else [])
-    return [unreadable[i] if i in unreadable else next(graded) for i in range(len(solutions))]
+    return grade_rows(
+        grader,
+        solutions,
+        lambda solution, i: _sample(i, sources[i], solution, truths[i], extras[i]),
+    )
 
 
 def _is_prompt(value: Any) -> bool:
