@@ -383,8 +383,11 @@ class CallStream:
         if problem is not None:
             self._queued.append(CallResult("sandbox_error", error=problem))
             return
-        request = request_frame(
-            {"calls": [[encode_value(list(a)), encode_value(dict(k))] for a, k in calls]}
+        # one frame per call, however many are sent at once: what the session reads for a call
+        # is the same whether the call came alone, ahead of others, or in a replay
+        request = b"".join(
+            request_frame({"calls": [[encode_value(list(a)), encode_value(dict(k))]]})
+            for a, k in calls
         )
         if program._channel is None:
             program._channel = program._new_session()
@@ -1126,7 +1129,11 @@ class Sandbox:
         reply = self._request(header, b"", _GRACE_S + 30, expect="load")
         if reply.header.get("ok") is not True:
             return Program(self, entry_point, str(reply.header.get("error"))[:2000], None)
-        return Program(self, entry_point, None, self._channel(reply.header.get("session")))
+        if not entry_point:
+            return Program(self, entry_point, None, None)
+        # the first session is forked as every later one is, and said so in a reply of its own
+        started = self._reply(time.monotonic() + _GRACE_S, expect="session")
+        return Program(self, entry_point, None, self._channel(started.header.get("session")))
 
     def build(
         self,
@@ -1196,6 +1203,15 @@ class Sandbox:
         deadline = time.monotonic() + wait_s
         try:
             self._send(request_frame(header, blob), deadline)
+        except SandboxError:
+            self._kill()
+            raise
+        return self._reply(deadline, expect=expect)
+
+    def _reply(self, deadline: float, *, expect: str) -> _Reply:
+        """The zygote's next frame, which must be an ``expect`` reply; on any failure the
+        sandbox is killed."""
+        try:
             reply = self._receive(deadline)
         except SandboxError:
             self._kill()

@@ -740,6 +740,7 @@ class Zygote:
         self.entry: str | None = None
         self.session_cpu_s = 60.0
         self.session: int | None = None
+        self.session_wanted = False  # fork a session once the current request is answered
         self.dying: list[int] = []
         self.image: list[tuple[str, int, bytes]] | None = None
         self.proc_hidden = bool(config.get("landlock_applied"))
@@ -750,41 +751,46 @@ class Zygote:
         _write_all(self.proto_out, frame(header, blob))
 
     def serve(self) -> None:
-        while True:
-            try:
-                header, blob = _read_request(self.proto_in)
-            except EOFError:
-                return
-            op = header.get("op")
-            if op == "load":
-                self.load(header)
-            elif op == "session":
-                self.end_session()
-                started = self.open_session()
-                if started is True:
-                    _write_all(self.proto_out, _SESSION_STARTED)
-                else:
-                    self.send({"op": op, "session": started})
-            elif op == "end":
-                self.send({"op": op, "status": self.end_session(wait=True)})
-            elif op == "run":
-                self.run(header, blob)
-            elif op == "build":
-                self.build(header, blob)
-            elif op == "exec":
-                self.exec(header, blob)
-            elif op == "unload":
-                self.end_session()
-                self.code = self.entry = self.image = None
-                self.send({"op": op})
-            elif op == "ping":
-                self.send({"op": "pong"})
-            elif op == "exit":
-                self.end_session()
-                return
-            else:
-                self.send({"op": "error", "reason": f"unknown op {op!r}"})
+        """Answer requests until told to exit. Every call session is forked from this frame,
+        after the request that asked for it is done with: a session started by ``load`` and one
+        started by ``session`` see the same stack, the same locals and the same state, so the
+        program cannot tell a first pass from the replay that checks it (``start_session``)."""
+        while self.handle():
+            if self.session_wanted:
+                self.start_session()
             self.reap_dying()
+
+    def handle(self) -> bool:
+        """One request; False when the zygote should exit."""
+        try:
+            header, blob = _read_request(self.proto_in)
+        except EOFError:
+            return False
+        op = header.get("op")
+        if op == "load":
+            self.load(header)
+        elif op == "session":
+            self.session_wanted = True
+        elif op == "end":
+            self.send({"op": op, "status": self.end_session(wait=True)})
+        elif op == "run":
+            self.run(header, blob)
+        elif op == "build":
+            self.build(header, blob)
+        elif op == "exec":
+            self.exec(header, blob)
+        elif op == "unload":
+            self.end_session()
+            self.code = self.entry = self.image = None
+            self.send({"op": op})
+        elif op == "ping":
+            self.send({"op": "pong"})
+        elif op == "exit":
+            self.end_session()
+            return False
+        else:
+            self.send({"op": "error", "reason": f"unknown op {op!r}"})
+        return True
 
     def load(self, header: dict[str, Any]) -> None:
         self.end_session()
@@ -806,10 +812,20 @@ class Zygote:
         gc.freeze()  # children's collections then leave the zygote's pages shared
         self.code, self.entry = code, header.get("entry")
         self.session_cpu_s = float(header.get("session_cpu_s") or 60.0)
-        session = self.open_session() if self.entry else False
-        self.send({"op": "load", "ok": True, "session": session})
+        self.send({"op": "load", "ok": True})
+        self.session_wanted = bool(self.entry)  # its reply follows this one, unasked
 
     # -- call sessions --
+
+    def start_session(self) -> None:
+        """End the current session and fork the next; say whether it started."""
+        self.session_wanted = False
+        self.end_session()
+        started = self.open_session()
+        if started is True:
+            _write_all(self.proto_out, _SESSION_STARTED)
+        else:
+            self.send({"op": "session", "session": started})
 
     def open_session(self) -> bool | str:
         """Fork a session for the loaded program and hand its pipes to the harness.
@@ -836,6 +852,7 @@ class Zygote:
                 os.close(fd)
             return f"fork failed: {exc}"
         if pid == 0:  # the session's process: confine, say so, then the program
+            self.dying.clear()  # which sessions came before is none of the program's business
             try:
                 placed = {_REQUEST_FD: req_r, _RESPONSE_FD: resp_w}
                 _place(placed, orphan_guard=not self.own_pid_namespace)

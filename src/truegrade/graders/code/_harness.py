@@ -19,10 +19,10 @@ receives inputs and nothing else, and every answer comes back as plain data rebu
 * stdin/stdout: each test is one run of the whole program.
 
 Calls run in a session (one process for a pass over the tests). When a pass succeeds, the same
-calls are replayed in a fresh process in a rotated order and must give exactly the same answers:
-a function that counts its calls, or otherwise answers from state, fails. Pass needs positive
-evidence for every test: an answer for every call, a check that returns; an exit, a skip, a
-missing or malformed answer is a failure.
+calls are replayed in a fresh process in a secret random order and must give exactly the same
+answers: a function that counts its calls, or otherwise answers from state, fails. Pass needs
+positive evidence for every test: an answer for every call, a check that returns; an exit, a
+skip, a missing or malformed answer is a failure.
 
 What it must never do: execute the response in this process (only the dataset's check and
 helpers run here), send an expected value into the sandbox, or compare anything that is not
@@ -38,6 +38,7 @@ import functools
 import hashlib
 import json
 import math
+import random
 import re
 import time
 import traceback
@@ -354,7 +355,7 @@ class _Calls:
         return result
 
     def replay(self) -> dict[int, tuple[str, str]]:
-        """Replay the logged calls in a fresh process, rotated by one, as one batch.
+        """Replay the logged calls in a fresh process, in a secret random order (``replay_order``).
 
         Returns the calls (by tag) whose replay gives no evidence of order independence, with a
         flag and a reason: a different answer (``order_dependent``), or none in time
@@ -367,16 +368,16 @@ class _Calls:
         if timeout_s is None:
             return {tag: out_of_time for *_, tag in self.log}
         self.program.reset()
-        rotated = self.log[1:] + self.log[:1]
+        replayed = [self.log[i] for i in replay_order(len(self.log))]
         results = self.program.call_many(
-            [(a, k) for a, k, _, _ in rotated],
+            [(a, k) for a, k, _, _ in replayed],
             timeout_s=timeout_s,
             budget_s=self.deadline - time.monotonic(),
         )
         if results and results[-1].status == "sandbox_error":
             raise _SandboxBroke(results[-1].error)
         unproven: dict[int, tuple[str, str]] = {}
-        for i, (_, _, fingerprint, tag) in enumerate(rotated):
+        for i, (_, _, fingerprint, tag) in enumerate(replayed):
             if i >= len(results) or results[i].status == "timeout":
                 unproven[tag] = out_of_time
             elif results[i].fingerprint != fingerprint:
@@ -386,6 +387,36 @@ class _Calls:
                     "(the answers depend on state)",
                 )
         return unproven
+
+
+_SECRET = random.SystemRandom()
+_GUESSES = 100
+"""A program that knows it is being replayed, and knows which answer each of the first pass's
+calls wanted, must still guess which call each replayed one is: the replay is long enough that
+a guess is right at most once in this many tries (``replay_order``)."""
+
+
+def replay_order(count: int) -> list[int]:
+    """Which logged call the replay makes at each step: every one of the ``count`` calls once, in
+    an order drawn from the operating system's random source (never seen by the sandbox but as
+    the calls themselves), plus, when ``count`` is small, calls made again at random steps.
+
+    A positional program (one that answers the n-th call with the n-th expected value, never
+    reading its arguments) fails unless the draw happens to give each step a call that wanted
+    the same answer. One that could tell the replay from the first pass gains nothing: it still
+    has to guess the draw, one of at least ``count! * count**extra`` orders, so the replay
+    repeats calls until that is at least ``_GUESSES`` (at most 6 more calls, for two).
+    """
+    order = list(range(count))
+    _SECRET.shuffle(order)
+    if count < 2:
+        return order
+    orders, extra = math.factorial(count), 0
+    while orders * count**extra < _GUESSES:
+        extra += 1
+    for _ in range(extra):
+        order.insert(_SECRET.randrange(len(order) + 1), _SECRET.randrange(count))
+    return order
 
 
 def _call_key(args: Any, kwargs: Any) -> str:
