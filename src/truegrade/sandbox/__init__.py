@@ -20,9 +20,17 @@ from truegrade.sandbox._sandbox import (
     SandboxError,
     SandboxUnavailable,
 )
-from truegrade.sandbox._zygote import PLAIN_TYPES, PlainDataError, decode_value, encode_value
+from truegrade.sandbox._zygote import (
+    MAX_COLLISIONS,
+    PLAIN_TYPES,
+    PlainDataError,
+    crowded,
+    decode_value,
+    encode_value,
+)
 
 __all__ = [
+    "MAX_COLLISIONS",
     "PLAIN_TYPES",
     "CallResult",
     "CallStream",
@@ -37,6 +45,7 @@ __all__ = [
     "SandboxConfig",
     "SandboxError",
     "SandboxUnavailable",
+    "crowded",
     "decode_value",
     "encode_value",
     "layers",

@@ -46,8 +46,10 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "MAX_COLLISIONS",
     "PLAIN_TYPES",
     "PlainDataError",
+    "crowded",
     "decode_value",
     "encode_value",
     "frame",
@@ -158,6 +160,29 @@ def encode_value(value: Any, depth: int = 0, *, held: bool = False) -> Any:
     raise PlainDataError(f"{_type_name(value)} is not plain builtin data")
 
 
+MAX_COLLISIONS = 64
+"""Distinct items of one set, frozenset or dict that may share a hash. Ints (and floats) hash to
+their value modulo a fixed prime, so a program can send thousands of distinct ones with one hash;
+building a set of them takes time quadratic in their number (40,000 cost the grader 30 s of CPU).
+Honest answers come nowhere near: ints with one hash differ by multiples of 2**61 - 1."""
+
+
+def crowded(items: Any, limit: int = MAX_COLLISIONS) -> bool:
+    """Whether more than ``limit`` distinct items share a hash: the check costs a hash per item
+    and at most ``limit`` comparisons per item, where building the set would cost the square of
+    a crowd. Equal items (a list's repeats) are not a crowd. Unhashable items raise TypeError,
+    as ``set()`` would."""
+    buckets: dict[int, list[Any]] = {}
+    for item in items:
+        bucket = buckets.setdefault(hash(item), [])
+        if any(type(known) is type(item) and known == item for known in bucket):
+            continue
+        bucket.append(item)
+        if len(bucket) > limit:
+            return True
+    return False
+
+
 def decode_value(data: Any, depth: int = 0) -> Any:
     """The inverse of ``encode_value``, strict: every value it returns is built here, from JSON,
     so it is of an exact builtin type whatever the sender intended."""
@@ -192,16 +217,18 @@ def decode_value(data: Any, depth: int = 0) -> Any:
         items = [decode_value(item, depth + 1) for item in body]
         if tag == "t":
             return tuple(items)
+        if tag == "d":
+            for pair in items:
+                if type(pair) is not list or len(pair) != 2:
+                    raise PlainDataError("malformed dict item")
+        keys = items if tag != "d" else [pair[0] for pair in items]
+        if crowded(keys):
+            raise PlainDataError(f"more than {MAX_COLLISIONS} distinct items share one hash")
         if tag == "s":
             return set(items)
         if tag == "f":
             return frozenset(items)
-        pairs = []
-        for pair in items:
-            if type(pair) is not list or len(pair) != 2:
-                raise PlainDataError("malformed dict item")
-            pairs.append((pair[0], pair[1]))
-        return dict(pairs)
+        return dict((pair[0], pair[1]) for pair in items)
     except (TypeError, ValueError) as exc:  # unhashable set items or keys, bad base64 or hex
         if isinstance(exc, PlainDataError):
             raise

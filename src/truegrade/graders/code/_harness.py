@@ -44,6 +44,7 @@ import time
 import traceback
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from truegrade.graders.code._languages import LANGUAGES, language_named
@@ -66,6 +67,7 @@ from truegrade.sandbox import (
     SandboxConfig,
     SandboxError,
     SandboxUnavailable,
+    crowded,
     decode_value,
     encode_value,
 )
@@ -132,6 +134,11 @@ _STATUS_FLAGS = {
     "missing_entry": CodeFlag.MISSING_ENTRY,
 }
 _BASE_ONLY = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
+_CONTROL_FLOW = frozenset({"StopIteration", "StopAsyncIteration"})
+"""Exceptions that Python's iteration protocols take for "no more items", not for an error:
+raised into a check as themselves, they would end ``all(map(candidate, xs))`` or a ``zip`` early
+and pass it. The program's are raised as ``CandidateError`` instead, whatever the record claims
+about their class (a class the program defines may call itself ``builtins.StopIteration``)."""
 _SANDBOXES: dict[tuple[SandboxConfig, str], Sandbox] = {}
 _UNAVAILABLE: dict[SandboxConfig, tuple[float, str]] = {}
 _RETRY_UNAVAILABLE_S = 60.0
@@ -181,22 +188,14 @@ def values_match(
     Types must agree (``True`` is not ``1``, ``"1"`` is not ``1``), except that a list in the
     expected value matches a tuple of equal items (JSON has no tuples; ``tuples_as_lists=False``
     when the expected value has its exact types, computed by a reference program) and an ``int``
-    matches an equal ``float``. Floats are equal exactly unless tolerances are given; NaN equals
-    NaN.
+    matches a ``float`` that is exactly that integer (``_numbers_match``). Floats are equal
+    exactly unless tolerances are given; NaN equals NaN.
     """
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
     numbers = (int, float)
     if isinstance(actual, numbers) and isinstance(expected, numbers):
-        if isinstance(actual, float) or isinstance(expected, float):
-            try:
-                a, b = float(actual), float(expected)
-            except OverflowError:  # an int past any float: Python compares the two exactly
-                return bool(actual == expected)
-            if math.isnan(a) or math.isnan(b):
-                return math.isnan(a) and math.isnan(b)
-            return a == b or math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
-        return bool(actual == expected)
+        return _numbers_match(actual, expected, abs_tol, rel_tol)
     # a tuple is a tuple; a list in JSON may stand for one
     sequences = (list, tuple) if tuples_as_lists and isinstance(expected, list) else type(expected)
     if isinstance(expected, (list, tuple)) and isinstance(actual, sequences):
@@ -210,6 +209,25 @@ def values_match(
             for k in expected
         )
     return type(actual) is type(expected) and bool(actual == expected)
+
+
+def _numbers_match(actual: float, expected: float, abs_tol: float, rel_tol: float) -> bool:
+    """Two numbers, never through a conversion that rounds: ints compare exactly; an int and a
+    float are equal when the float is exactly that integer (Python's own ``==``, which never
+    rounds: ``2.0**64 == 2**64 + 1`` is false), or, with tolerances, when their exact
+    difference is within them; two floats as ``math.isclose`` (NaN equals NaN)."""
+    if type(actual) is int and type(expected) is int:
+        return actual == expected
+    if type(actual) is float and type(expected) is float:
+        if math.isnan(actual) or math.isnan(expected):
+            return math.isnan(actual) and math.isnan(expected)
+        return math.isclose(actual, expected, rel_tol=rel_tol, abs_tol=abs_tol)
+    if actual == expected:
+        return True
+    if not (abs_tol or rel_tol) or not (math.isfinite(actual) and math.isfinite(expected)):
+        return False
+    a, b = Fraction(actual), Fraction(expected)  # exact, whatever the int's size
+    return abs(a - b) <= max(Fraction(rel_tol) * max(abs(a), abs(b)), Fraction(abs_tol))
 
 
 _COLLECTIONS = (list, tuple, set, frozenset)
@@ -233,10 +251,13 @@ def _item_key(value: Any) -> Any:
 
 
 def _as_set(value: Any) -> frozenset[Any] | None:
-    """The items of a collection as a set (``compare: set``), or None for anything else."""
+    """The items of a collection as a set (``compare: set``), or None for anything else, and
+    for a list crowded with distinct items of one hash (``crowded``: building its set would
+    cost the harness time quadratic in their number; it matches nothing)."""
     if type(value) not in _COLLECTIONS:
         return None
-    return frozenset(_item_key(item) for item in value)
+    keys = [_item_key(item) for item in value]
+    return None if crowded(keys) else frozenset(keys)
 
 
 @dataclass
@@ -519,10 +540,15 @@ class _Candidate:
 
 def _rebuild_exception(result: CallResult) -> Exception:
     """The program's exception as the check can catch it: the builtin class of that name when
-    it is one (``ValueError``...), else ``CandidateError``. Only the name and message cross."""
+    it is one (``ValueError``...), else ``CandidateError``. Only the name and message cross.
+
+    The record says whether the class was the builtin, and the program may have written it: a
+    false claim gets it nothing it could not have by raising the builtin itself, save for the
+    classes iteration takes for control flow (``_CONTROL_FLOW``), which never cross as such."""
     name = result.exception or ""
     message = result.error.partition(": ")[2] or result.error
-    cls = getattr(builtins, name, None) if result.builtin_exception else None
+    rebuilt = result.builtin_exception and name not in _CONTROL_FLOW
+    cls = getattr(builtins, name, None) if rebuilt else None
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:
             return cls(message)
