@@ -234,6 +234,8 @@ class _Judge:
 
     @functools.cached_property
     def digest(self) -> str:
+        """The checker's identity: its build is kept, and its tests' expected outputs are known
+        to be judged, under it."""
         return hashlib.sha256(repr(self.checker).encode()).hexdigest()
 
     def ready(self) -> tuple[Executable, list[str], dict[str, str]]:
@@ -268,7 +270,7 @@ class _Judge:
         program's. Only a verdict is kept (``_JUDGED``): a failure, maybe a loaded machine's
         deadline, is tried again next time."""
         text = json.dumps([self.digest, test.stdin, test.stdout])
-        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = hashlib.sha256(text.encode()).hexdigest()
         if key in _JUDGED:
             _JUDGED.move_to_end(key)
             return True
