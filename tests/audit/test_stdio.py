@@ -90,3 +90,48 @@ def test_the_bundled_stdio_tasks_have_sound_tests():
     report = audit_items(load_grader("code"), rows, checks=["reference", "tests"])
     assert report.items_flagged == 0, report.markdown()
     assert report.checks["tests"] == "ran (3 probe programs on each of 6 stdin/stdout items)"
+
+
+# "Print a proper divisor of n": a checker that divides by the program's number before it looks
+# at it, so printing nothing, junk or 0 crashes it (SIGFPE)
+DIVIDES = r"""#include <cstdio>
+int main(int argc, char **argv) {
+    long n = 0, x = 0;
+    FILE *in = fopen(argv[1], "r"), *out = fopen(argv[2], "r");
+    if (fscanf(in, "%ld", &n) != 1) return 3;
+    if (fscanf(out, "%ld", &x) != 1) x = 0;
+    return n % x == 0 && x > 1 && x < n ? 0 : 1;
+}
+"""
+DIVISOR = (
+    '#include <cstdio>\nint main() { long n; if (scanf("%ld", &n) != 1) return 1;\n'
+    '    for (long d = 2; d < n; d++) if (n % d == 0) { printf("%ld\\n", d); return 0; } }\n'
+)
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_a_checker_that_some_output_crashes_is_fragile_with_the_count():
+    reference = {
+        "language": "cpp",
+        "stdio": [{"stdin": "6\n", "stdout": "2\n"}, {"stdin": "15\n", "stdout": "3\n"}],
+        "checker": {"language": "cpp", "source": DIVIDES},
+    }
+    item = {
+        "prompt": "Read n and print a proper divisor of n.",
+        "reference": reference,
+        "metadata": {"canonical_solution": DIVISOR},
+        "group": "divisor",
+    }
+    rows = [
+        {**item, "id": "right", "response": f"```cpp\n{DIVISOR}```"},
+        {
+            **item,
+            "id": "zero",
+            "response": '```cpp\n#include <cstdio>\nint main() { puts("0"); }\n```',
+        },
+    ]
+    report = audit_items(load_grader("code"), rows, checks=["reference", "tests"])
+    found = {f.name: f.reason for i in report.items for f in i.flags}
+    assert set(found) == {"checker_fragile"}, report.markdown()
+    # nothing printed and junk crash it, an echo of n is rejected; so does the response's 0
+    assert "2 of 3 probe programs and 1 of 2 responses" in found["checker_fragile"]

@@ -21,6 +21,8 @@ Every check flags items with a reason a reviewer can act on:
   ``all_tests_visible``: stdin/stdout tests that a program printing junk, nothing or its own
   input passes, tests whose expected output the reference program does not produce, tests all
   shown to the model (see ``_stdio``);
+* ``checker_fragile``: a special judge that crashed, was killed or stalled on the output of some
+  probe program or response (see ``_stdio``);
 * ``trivially_satisfied``: an instruction-following item whose constraints a one-word response
   or the prompt pasted back meets (see ``_instructions``);
 * ``contaminated`` / ``template_in_training``: given a training set (``against``), an item that
@@ -327,7 +329,11 @@ def audit_items(
     if "leak" in checks:
         ran["leak"] = _leaks(items, the_kind, flags)
     if "tests" in checks:
-        ran["tests"] = _probed(the_kind, items, stdio, probes, threshold, flags)
+        answered = {
+            item_id: [first[row.key] for row in group if row.key in first]
+            for item_id, group in responses.items()
+        }
+        ran["tests"] = _probed(the_kind, items, stdio, probes, answered, threshold, flags)
 
     flagged = [
         AuditItem(id=item_id, flags=flags[item_id]) for item_id in items if flags.get(item_id)
@@ -359,10 +365,12 @@ def _probed(
     items: dict[str, Sample],
     stdio: dict[str, StdioTask],
     probes: dict[str, dict[str, Grade]],
+    answered: dict[str, list[Grade]],
     threshold: float,
     flags: dict[str, list[AuditFlag]],
 ) -> str:
-    """Flags from the probe responses' grades; what the check did."""
+    """Flags from the probe responses' grades (and, for a special judge that fails on some
+    output, the item's responses'); what the check did."""
     if kind == "instructions":
         for item_id in items:
             found = _instructions.probe_flags(probes[item_id], threshold)
@@ -371,7 +379,11 @@ def _probed(
     if kind != "code":
         return "skipped: probes the tests of code and instruction-following items"
     for item_id, task in stdio.items():
-        found = _stdio.static_flags(task) + _stdio.probe_flags(task, probes[item_id])
+        found = (
+            _stdio.static_flags(task)
+            + _stdio.probe_flags(task, probes[item_id])
+            + _stdio.checker_flags(task, probes[item_id], answered.get(item_id, []))
+        )
         flags[item_id] += [AuditFlag(name=name, reason=reason) for name, reason in found]
     if not stdio:
         return "skipped: no stdin/stdout items"

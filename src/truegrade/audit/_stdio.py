@@ -14,18 +14,29 @@ And the item's reference program (``canonical_solution``, a dataset's ``solution
 the reference check, names the tests whose expected output it does not produce
 (``expected_not_produced``): the expected output, the tests' input or the reference is wrong.
 Items whose tests are all shown to the model are ``all_tests_visible`` (a lookup table of the
-examples passes them).
+examples passes them). A special judge that gives no verdict on some program's output (it
+crashed, was killed or stalled: ``checker_failed`` in the grade), the probes' or the item's
+responses', is ``checker_fragile``: each such test fails the program, so the grades stand, but
+any program can print that output, and a right answer that happens to be written so fails too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from truegrade.attacks._programs import fenced, table_program
 from truegrade.core import Grade
 from truegrade.graders.code import StdioTask
 
-__all__ = ["JUNK", "PROBES", "probe_flags", "probe_response", "reference_flags", "static_flags"]
+__all__ = [
+    "JUNK",
+    "PROBES",
+    "checker_flags",
+    "probe_flags",
+    "probe_response",
+    "reference_flags",
+    "static_flags",
+]
 
 JUNK = "truegrade audit probe: not an answer\n"
 """What the ``junk`` probe prints."""
@@ -88,6 +99,29 @@ def probe_flags(task: StdioTask, grades: Mapping[str, Grade]) -> list[tuple[str,
             )
         )
     return found
+
+
+def checker_flags(
+    task: StdioTask, probes: Mapping[str, Grade], responses: Sequence[Grade]
+) -> list[tuple[str, str]]:
+    """``checker_fragile`` when the special judge gave no verdict on the output of some of the
+    probes or of the item's responses (their grades carry ``checker_failed``)."""
+    if task.spec.checker is None:
+        return []
+    counts = [
+        (sum("checker_failed" in g.flags for g in grades), len(grades), what)
+        for grades, what in ((list(probes.values()), "probe programs"), (responses, "responses"))
+    ]
+    if not any(failed for failed, _, _ in counts):
+        return []
+    shown = " and ".join(f"{failed} of {total} {what}" for failed, total, what in counts if total)
+    return [
+        (
+            "checker_fragile",
+            f"the special judge crashed, was killed or stalled on the output of {shown}: "
+            "those tests fail, but the checker needs hardening",
+        )
+    ]
 
 
 def reference_flags(task: StdioTask, grade: Grade) -> list[tuple[str, str]]:

@@ -109,7 +109,12 @@ class CodeFlag:
     """A stdin/stdout program in a named language does not build (the compiler's message is
     in the explanation)."""
     CHECKER_ERROR = "checker_error"
-    """The special judge could not judge (an error, not a fail)."""
+    """With ``bad_reference``: the row's special judge does not build, or gives no verdict on a
+    test's own expected output (an error, not a fail)."""
+    CHECKER_FAILED = "checker_failed"
+    """The special judge crashed, was killed, ran past its bounds or exited with no verdict on
+    the program's output, while it judges the test's expected output: a fail of that test, never
+    an error (a trainer skips errors, so a program must not be able to choose one)."""
     MISSING_ENTRY = "missing_entry_point"
     """The program defines no function with the entry point's name."""
     EXIT_STATUS = "exit_status"
@@ -956,7 +961,7 @@ class CodeKernel:
                 spec.checker,
             )
         except CheckerFailed as exc:
-            return _error(f"the special judge failed: {exc}", CodeFlag.CHECKER_ERROR)
+            return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE, CodeFlag.CHECKER_ERROR)
         except SandboxError as exc:
             box.close()
             return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)

@@ -9,15 +9,24 @@ program's sandbox: stdout comes back and is compared here, or by a special judge
 program, sandboxed too, in a sandbox of its own, so the program's sandbox never holds an
 expected output).
 
+A special judge that fails to give a verdict on the program's output (it crashes, is killed,
+runs past its bounds, or exits with a status that is no verdict) fails that test, flagged
+``checker_failed``: the program chose that output, and an error, which a trainer skips, must not
+be something a program can choose. It is the dataset's fault instead (``CheckerFailed``) only
+when the judge fails on the test's own expected output too, which no program's output changes.
+
 Per-test verdicts: ``accepted``, ``wrong_answer``, ``time_limit``, ``memory_limit``,
 ``runtime_error``, ``compile_error``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -59,8 +68,9 @@ _OUT_OF_MEMORY = (
 
 
 class CheckerFailed(Exception):
-    """The special judge could not judge (it did not build, crashed, timed out, or exited
-    with a status that is no verdict): the sample gets an error, not a fail."""
+    """The special judge cannot judge the test itself: it does not build, or it fails on the
+    test's own expected output. Nothing the program printed brings this about, so the row is an
+    error (the dataset's fault), never a fail of the program."""
 
 
 @dataclass(frozen=True)
@@ -222,22 +232,58 @@ class _Judge:
     settings: StdioSettings
     built: tuple[Executable, list[str], dict[str, str]] | None = None
 
+    @functools.cached_property
+    def digest(self) -> str:
+        """The checker's identity: its build is kept, and its tests' expected outputs are known
+        to be judged, under it."""
+        return hashlib.sha256(repr(self.checker).encode()).hexdigest()
+
     def ready(self) -> tuple[Executable, list[str], dict[str, str]]:
         language = language_named(self.checker.language)
         assert language is not None  # checked when the spec was parsed
-        digest = hashlib.sha256(repr(self.checker).encode()).hexdigest()
         cached = _JUDGES.get(id(self.box))
-        if cached is not None and cached[0] == digest and cached[1][0].current:
+        if cached is not None and cached[0] == self.digest and cached[1][0].current:
             return cached[1]
         executable, run, env, why = _build(
             self.box, language, self.checker.source, self.settings, self.checker.files
         )
         if executable is None:
             raise CheckerFailed(f"the checker does not build ({why})")
-        _JUDGES[id(self.box)] = (digest, (executable, run, env))
+        _JUDGES[id(self.box)] = (self.digest, (executable, run, env))
         return executable, run, env
 
-    def judge(self, test: StdioCase, output: str) -> tuple[bool, str]:
+    def judge(self, name: str, test: StdioCase, output: str) -> tuple[str, str]:
+        """The checker's verdict on ``output``: (``accepted``, ``rejected`` or ``failed``, what
+        it said). ``failed`` (no verdict) is the output's doing: the checker judges the test's
+        expected output, checked here once per checker and test.
+
+        Raises:
+            CheckerFailed: it gives no verdict on the expected output either.
+        """
+        verdict, said = self._run(test, output)
+        if verdict == "failed" and not self._judges_expected(test):
+            raise CheckerFailed(f"the checker fails on the expected output of {name}: {said}")
+        return verdict, said
+
+    def _judges_expected(self, test: StdioCase) -> bool:
+        """Whether the checker gives a verdict (any) on the test's expected output given as the
+        program's. Only a verdict is kept (``_JUDGED``): a failure, maybe a loaded machine's
+        deadline, is tried again next time."""
+        text = json.dumps([self.digest, test.stdin, test.stdout])
+        key = hashlib.sha256(text.encode()).hexdigest()
+        if key in _JUDGED:
+            _JUDGED.move_to_end(key)
+            return True
+        if self._run(test, test.stdout)[0] == "failed":
+            return False
+        _JUDGED[key] = None
+        while len(_JUDGED) > _JUDGED_TESTS:
+            _JUDGED.popitem(last=False)
+        return True
+
+    def _run(self, test: StdioCase, output: str) -> tuple[str, str]:
+        """One run of the checker, bounded as every sandboxed run is: a wall-clock deadline and
+        an equal CPU-time limit, a memory cap, the sandbox's output cap."""
         executable, run, env = self.ready()
         files = {
             "input.txt": test.stdin.encode("utf-8"),
@@ -253,15 +299,26 @@ class _Judge:
             limits=language.limits(max(1024, self.settings.memory_mb), self.settings.stack_mb),
             files=files,
         )
+        if result.status == "sandbox_error":
+            raise SandboxError(f"the checker's sandbox: {result.error}")
         said = _clip(result.stderr or result.stdout, 300)
         if result.status == "exited" and result.exit_code == 0:
-            return True, said
+            return "accepted", said
         if result.status == "exited" and result.exit_code in (1, 2):
-            return False, said
-        raise CheckerFailed(f"the checker failed ({result.error or result.status}): {said}")
+            return "rejected", said
+        why = result.error or result.status
+        return "failed", f"{why}: {said}" if said else why
 
 
 _JUDGES: dict[int, tuple[str, tuple[Executable, list[str], dict[str, str]]]] = {}
+
+_JUDGED_TESTS = 4096
+"""Entries of ``_JUDGED``: a test enters only when some program's output made its checker fail,
+so a few problems' worth of such tests fit, and a GRPO group's hostile outputs check each test's
+expected output once."""
+_JUDGED: OrderedDict[str, None] = OrderedDict()
+"""The tests (by a hash of checker, input and expected output) whose expected output the checker
+judges, the least recently used dropped first."""
 
 
 def run_stdio_program(
@@ -277,7 +334,7 @@ def run_stdio_program(
     """Build ``source`` and run it on every test; one verdict per test.
 
     Raises:
-        CheckerFailed: the special judge could not judge.
+        CheckerFailed: the special judge does not build, or fails on a test's expected output.
         SandboxError: the sandbox failed (or lacks the language's toolchain).
     """
     names = [f"stdio_{i}" for i in range(len(tests))]
@@ -308,12 +365,15 @@ def run_stdio_program(
             reason = f"used {result.cpu_s:.2f} s of CPU, over the {settings.time_limit_s:g} s limit"
             verdicts.append(TestVerdict(name, "time_limit", reason, "timeout"))
         elif judge is not None:
-            ok, said = judge.judge(test, result.stdout)
-            if ok:
+            judged, said = judge.judge(name, test, result.stdout)
+            if judged == "accepted":
                 verdicts.append(TestVerdict(name, "accepted"))
-            else:
+            elif judged == "rejected":
                 reason = f"the checker says: {said}" if said else "the checker rejects the output"
                 verdicts.append(TestVerdict(name, "wrong_answer", reason, "wrong_answer"))
+            else:
+                reason = f"the checker gives no verdict on this output: {said}"
+                verdicts.append(TestVerdict(name, "wrong_answer", reason, "checker_failed"))
         elif outputs_match(
             result.stdout, test.stdout, settings.compare, settings.abs_tol, settings.rel_tol
         ):
