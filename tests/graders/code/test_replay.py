@@ -10,10 +10,12 @@ from the same place with one call per request, each of them passed.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from truegrade.graders.code import CodeGrader
-from truegrade.graders.code._harness import _GUESSES, replay_order
+from truegrade.graders.code._harness import _GUESSES, replay_order, replay_rounds
 
 SQUARES = [(x, x * x) for x in range(1, 8)]
 CHECK = f"""
@@ -142,17 +144,58 @@ def test_stack_frame_locals_zygote_state_descriptors_and_modules_are_the_same_in
     assert grade.passed, grade.explanation
 
 
-def test_the_replay_order_is_a_fresh_draw_with_every_call_and_enough_of_them():
-    for count in range(2, 9):
-        for _ in range(20):
-            order = replay_order(count)
-            assert set(order) == set(range(count))
-            extra = len(order) - count
-            assert _factorial(count) * count**extra >= _GUESSES
-    draws = {tuple(replay_order(3)) for _ in range(300)}
-    assert len(draws) > 50  # not a fixed rotation: many orders come up
-    assert replay_order(1) == [0] and replay_order(0) == []
+def test_the_replay_order_is_a_fresh_draw_and_the_first_always_moves_an_answer():
+    for count in range(9):
+        assert sorted(replay_order(list(range(count)))) == list(range(count))
+    draws = {tuple(replay_order([0, 1, 2, 3])) for _ in range(500)}
+    assert len(draws) == 24  # every order comes up: not a fixed rotation
+    answers = [True, True, False, True, True, True]
+    for _ in range(200):  # a counter answering in the first pass's order fails every time
+        order = replay_order(answers, differ=True)
+        assert [answers[i] for i in order] != answers
+    assert replay_order([7, 7, 7], differ=True) in (
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    )
 
 
-def _factorial(n: int) -> int:
-    return 1 if n < 2 else n * _factorial(n - 1)
+def test_passes_with_few_arrangements_are_replayed_until_a_guess_is_unlikely():
+    assert replay_rounds([1, 1, 1]) == 1  # nothing to guess: every order gives the same answers
+    assert replay_rounds([1, 2]) == 8  # 1 * 2**7 >= 100
+    assert replay_rounds([1, 2, 3]) == 3  # 5 * 6 * 6
+    assert replay_rounds([True] * 4 + [False] * 3) == 2  # 35 arrangements: 34 * 35
+    assert replay_rounds(list(range(6))) == 1  # 719 arrangements
+    assert replay_rounds([True] * 5000 + [False]) == 1  # never computed whole
+    for answers in ([1, 2], [1, 1, 2], [1, 2, 3, 4], [0] * 9 + [1]):
+        arrangements = math.factorial(len(answers)) // math.prod(
+            math.factorial(answers.count(a)) for a in set(answers)
+        )
+        rounds = replay_rounds(answers)
+        assert (arrangements - 1) * arrangements ** (rounds - 1) >= _GUESSES
+
+
+LITERAL_CHECK = "def check(candidate):\n" + "".join(
+    f"    assert candidate({x})[0] == {w}\n" for x, w in SQUARES
+)
+LOOP_CHECK = CHECK.replace("candidate(x) == want", "candidate(x)[0] == want")
+
+
+@pytest.mark.parametrize("check", [LOOP_CHECK, LITERAL_CHECK], ids=["loop", "sent ahead"])
+def test_the_request_pipe_looks_the_same_to_the_replay_as_to_the_first_pass(grader, check):
+    """Whether calls wait on the request pipe when a session's first call comes tells the old
+    replay (sent all at once) from a first pass that sends one call at a time. A program reports
+    it with every answer; the replay sends its calls as the first pass did (ahead together, or
+    one by one), so the report is the same and the grade passes."""
+    program = DISTINGUISHERS["bytes waiting on the request pipe"] + (
+        "seen = None\n"
+        "def f(x):\n"
+        "    global seen\n"
+        "    if seen is None:\n"
+        "        seen = replayed()\n"
+        "    return [x * x, seen]\n"
+    )
+    assert grader.grade(_row(program, check)).passed

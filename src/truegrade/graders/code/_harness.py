@@ -42,7 +42,7 @@ import random
 import re
 import time
 import traceback
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -311,6 +311,7 @@ class _Calls:
     unsendable: str | None = None  # the check passed an argument that cannot cross
     stream: CallStream | None = None  # calls sent ahead, answered in this order
     ahead: list[str] = field(default_factory=list)  # their arguments, as sent
+    sent_ahead: int = 0  # how many calls the first pass sent ahead together (the replay does too)
 
     def send_ahead(self, calls: list[tuple[list[Any], dict[str, Any]]]) -> None:
         """Send calls the tests will make, in the order they will make them, as one request:
@@ -334,6 +335,7 @@ class _Calls:
         budget = self.deadline - time.monotonic()
         self.stream = self.program.stream(calls, timeout_s=timeout_s, budget_s=budget)
         self.ahead = keys[::-1]  # popped from the end
+        self.sent_ahead = len(calls)
 
     def stop_ahead(self) -> None:
         """Stop taking answers from the calls sent ahead (the session ends if it owes any)."""
@@ -381,25 +383,30 @@ class _Calls:
         return result
 
     def replay(self) -> dict[int, tuple[str, str]]:
-        """Replay the logged calls in a fresh process, in a secret random order (``replay_order``).
+        """Replay the logged calls, each round in a fresh process and a secret random order
+        (``replay_rounds`` rounds of ``replay_order``), until one gives no evidence of order
+        independence.
 
-        Returns the calls (by tag) whose replay gives no evidence of order independence, with a
-        flag and a reason: a different answer (``order_dependent``), or none in time
-        (``timeout``: the replay counts against the program's time budget).
+        Returns the calls (by tag) that failed to replay, with a flag and a reason: a different
+        answer (``order_dependent``), or none in time (``timeout``: the replay counts against
+        the program's time budget).
         """
         if self.fresh_process or len(self.log) < 2:
             return {}
+        answers = [fingerprint for _, _, fingerprint, _ in self.log]
+        for round_ in range(replay_rounds(answers)):
+            unproven = self._replay_once(replay_order(answers, differ=round_ == 0))
+            if unproven:
+                return unproven
+        return {}
+
+    def _replay_once(self, order: list[int]) -> dict[int, tuple[str, str]]:
         out_of_time = (CodeFlag.TIMEOUT, "the replay in a fresh process ran out of time")
-        timeout_s = self.timeout()
-        if timeout_s is None:
+        if self.timeout() is None:
             return {tag: out_of_time for *_, tag in self.log}
         self.program.reset()
-        replayed = [self.log[i] for i in replay_order(len(self.log))]
-        results = self.program.call_many(
-            [(a, k) for a, k, _, _ in replayed],
-            timeout_s=timeout_s,
-            budget_s=self.deadline - time.monotonic(),
-        )
+        replayed = [self.log[i] for i in order]
+        results = self._replay_calls([(a, k) for a, k, _, _ in replayed])
         if results and results[-1].status == "sandbox_error":
             raise _SandboxBroke(results[-1].error)
         unproven: dict[int, tuple[str, str]] = {}
@@ -414,35 +421,88 @@ class _Calls:
                 )
         return unproven
 
+    def _replay_calls(self, calls: list[tuple[Any, Any]]) -> list[CallResult]:
+        """The replay's calls, sent as the first pass sent its own: as many as it sent ahead
+        together, the rest one at a time, so the request pipe holds as many calls at each step
+        as it did then. Stops where the session ends (a timeout, a crash)."""
+        ahead = min(self.sent_ahead, len(calls))
+        results: list[CallResult] = []
+        if ahead:
+            results = self.program.call_many(
+                calls[:ahead], timeout_s=self.call_timeout_s, budget_s=self._left()
+            )
+            if len(results) < ahead:
+                return results
+        for args, kwargs in calls[ahead:]:
+            timeout_s = self.timeout()
+            if timeout_s is None:
+                break
+            result = self.program.call(args, kwargs, timeout_s=timeout_s)
+            results.append(result)
+            if result.status not in _SESSION_GOES_ON:
+                break
+        return results
+
+    def _left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+_SESSION_GOES_ON = frozenset({"ok", "raised", "bad_value"})
+"""Call statuses after which the session still runs (any other ends it)."""
 
 _SECRET = random.SystemRandom()
 _GUESSES = 100
-"""A program that knows it is being replayed, and knows which answer each of the first pass's
-calls wanted, must still guess which call each replayed one is: the replay is long enough that
-a guess is right at most once in this many tries (``replay_order``)."""
+"""A program that knew it was being replayed, and which answer each of the first pass's calls
+wanted, would still have to guess the order of the replay's answers: the replay is repeated
+until all its guesses are right at most once in this many tries (``replay_rounds``)."""
 
 
-def replay_order(count: int) -> list[int]:
-    """Which logged call the replay makes at each step: every one of the ``count`` calls once, in
-    an order drawn from the operating system's random source (never seen by the sandbox but as
-    the calls themselves), plus, when ``count`` is small, calls made again at random steps.
+def replay_order(answers: list[Any], *, differ: bool = False) -> list[int]:
+    """Which logged call the replay makes at each step: each call once, in an order drawn from
+    the operating system's random source, never seen by the sandbox but as the calls themselves.
 
-    A positional program (one that answers the n-th call with the n-th expected value, never
-    reading its arguments) fails unless the draw happens to give each step a call that wanted
-    the same answer. One that could tell the replay from the first pass gains nothing: it still
-    has to guess the draw, one of at least ``count! * count**extra`` orders, so the replay
-    repeats calls until that is at least ``_GUESSES`` (at most 6 more calls, for two).
+    With ``differ`` (the first replay), the draw is one in which the answers wanted at some
+    step differ from those the first pass gave at that step (``answers``, in the first pass's
+    order), when any two differ: a program that answers by its place in the session (a counter,
+    or a memo of the arguments in the order they came) then fails every time, not by chance.
+    A positional program that could tell the replay from the first pass would still have to
+    guess which of the arrangements of the answers the draw is.
     """
-    order = list(range(count))
-    _SECRET.shuffle(order)
-    if count < 2:
-        return order
-    orders, extra = math.factorial(count), 0
-    while orders * count**extra < _GUESSES:
-        extra += 1
-    for _ in range(extra):
-        order.insert(_SECRET.randrange(len(order) + 1), _SECRET.randrange(count))
-    return order
+    order = list(range(len(answers)))
+    while True:
+        _SECRET.shuffle(order)
+        if not differ or [answers[i] for i in order] != answers or len(set(answers)) < 2:
+            return order
+
+
+def replay_rounds(answers: list[Any]) -> int:
+    """How many replays, each in a fresh process and a new order, make a guess of every replay's
+    arrangement of ``answers`` right at most once in ``_GUESSES`` tries: the first replay is one
+    of M - 1 arrangements (M, the distinct arrangements of the answers: n! for n different
+    ones), each later one of M. One for most passes; more for short ones, or ones whose answers
+    are mostly equal (two different answers: 8 replays)."""
+    arrangements = _arrangements(answers, cap=_GUESSES)
+    if arrangements < 2:
+        return 1
+    rounds, odds = 1, arrangements - 1
+    while odds < _GUESSES:
+        rounds, odds = rounds + 1, odds * arrangements
+    return rounds
+
+
+def _arrangements(answers: list[Any], cap: int) -> int:
+    """The number of distinct orders of ``answers`` (the multinomial coefficient), or ``cap + 1``
+    once it is larger (it is never computed whole for a long pass)."""
+    total, count = 0, 1
+    for repeats in Counter(answers).values():
+        total += repeats
+        if repeats < total:
+            if total > cap:
+                return cap + 1
+            count *= math.comb(total, repeats)
+            if count > cap:
+                return cap + 1
+    return count
 
 
 def _call_key(args: Any, kwargs: Any) -> str:
