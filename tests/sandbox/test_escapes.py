@@ -3,7 +3,8 @@
 Every assertion is on what the attempt achieved, seen from outside (a file on the host, a
 secret in the output, a process left running), not on the flags the sandbox was given. Each
 attempt runs under bubblewrap, under bubblewrap without Landlock (so the namespaces,
-capabilities and non-dumpable zygote are tested on their own), and under the native fallback.
+capabilities and non-dumpable zygote are tested on their own), and under the native fallback
+(the ``box`` fixture, ``conftest.py``).
 """
 
 from __future__ import annotations
@@ -19,34 +20,10 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.helpers import descendants
-from truegrade.sandbox import Sandbox, SandboxConfig, layers
-from truegrade.sandbox._zygote import landlock_abi
+from truegrade.sandbox import _launch, layers
 
-CONFIGS = {
-    "bwrap": SandboxConfig(isolation="bwrap", output_bytes=1 << 16, memory_mb=512),
-    "bwrap-no-landlock": SandboxConfig(
-        isolation="bwrap", landlock=False, output_bytes=1 << 16, memory_mb=512
-    ),
-    "native": SandboxConfig(isolation="native", output_bytes=1 << 16, memory_mb=512),
-}
 TIMEOUT_S = 1.5
 CHECK = "print(sum(map(int, input().split())))"
-
-
-BWRAP = pytest.mark.system_tool("bwrap", package="bubblewrap")
-
-
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param(name, marks=[BWRAP] if name.startswith("bwrap") else []) for name in CONFIGS
-    ],
-)
-def box(request):
-    if request.param == "native" and not landlock_abi():
-        pytest.skip("the native fallback refuses to run without Landlock, which this kernel lacks")
-    with Sandbox(CONFIGS[request.param]) as sandbox:
-        yield sandbox
 
 
 @pytest.fixture(scope="module")
@@ -341,3 +318,45 @@ def test_function_calls_are_contained_the_same_way(box):
         assert result.status == status, (kind, result)
     assert program.call(["fine"], timeout_s=5).value == "fine"
     program.close()
+
+
+def _third_party() -> list[tuple[str, str]]:
+    """``(sys.path entry, module)`` for third-party packages this machine's interpreter has
+    where the sandbox could see them: pip and setuptools in a site directory when there, else
+    the first package found in each, and the wheels kept for installing pip."""
+    executable, prefix = _launch.interpreter()
+    found = []
+    for where in _launch.package_dirs(_launch.read_paths(executable, prefix)):
+        names = sorted(os.listdir(where))
+        wheels = [n for n in names if n.endswith(".whl")]
+        found += [(os.path.join(where, w), w.split("-")[0]) for w in wheels]
+        packages = [n for n in names if os.path.isfile(os.path.join(where, n, "__init__.py"))]
+        preferred = [n for n in ("pip", "setuptools") if n in packages] or packages[:1]
+        found += [(where, n) for n in preferred]
+    return found
+
+
+def test_third_party_packages_cannot_be_imported_only_the_standard_library(box):
+    planted = _third_party()
+    assert planted, "no third-party package on this machine to try"
+    result = run(
+        box,
+        f"""
+        import importlib, os, sys
+        for entry, name in {planted!r}:
+            sys.path.append(entry)
+            try:
+                importlib.import_module(name)
+                print("IMPORTED", name, "from", entry)
+            except ImportError:
+                pass
+            if os.path.isdir(entry) and os.listdir(entry):
+                print("LISTED", entry)
+        import ctypes, decimal, json, sqlite3
+        print(json.dumps(str(decimal.Decimal(1) / 8)), sqlite3.connect(":memory:") is not None)
+        """,
+    )
+    assert (result.status, result.stderr) == ("exited", ""), result
+    assert "IMPORTED" not in result.stdout and "LISTED" not in result.stdout, result.stdout
+    assert result.stdout.endswith('"0.125" True\n'), result.stdout
+    assert box.hello["packages_hidden"] is True

@@ -42,6 +42,7 @@ def test_the_layers_that_must_hold_are_observed_from_inside(box):
         "no new privileges",
         "seccomp",
         "not dumpable",
+        "standard library only",
     ):
         assert _layer(found, name).active, _layer(found, name)
     assert box.hello["uid"] != 0
@@ -223,7 +224,14 @@ def test_the_native_fallback_isolates_without_bubblewrap():
         return
     with Sandbox(SandboxConfig(isolation="native")) as box:
         found = layers(box)
-        for name in ("user namespace", "PID namespace", "network", "capabilities", "seccomp"):
+        for name in (
+            "user namespace",
+            "PID namespace",
+            "network",
+            "capabilities",
+            "seccomp",
+            "standard library only",
+        ):
             assert _layer(found, name).active, _layer(found, name)
         if landlock_abi():
             assert _layer(found, "Landlock").active

@@ -23,16 +23,25 @@ the interpreter and the system libraries, or start a sandbox whose mode it has n
 from __future__ import annotations
 
 import contextlib
+import glob
 import itertools
 import os
 import re
 import shutil
+import site
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PidsCgroup", "bwrap_command", "bwrap_path", "interpreter", "system_dirs"]
+__all__ = [
+    "PidsCgroup",
+    "bwrap_command",
+    "bwrap_path",
+    "interpreter",
+    "package_dirs",
+    "system_dirs",
+]
 
 SCRATCH = "/tmp"  # noqa: S108 - a fresh private tmpfs inside the sandbox, not the host's /tmp
 """Where the sandbox's private scratch directory is mounted, inside the sandbox."""
@@ -92,6 +101,38 @@ def read_paths(executable: str, prefix: str, extra_dirs: tuple[str, ...] = ()) -
     return paths
 
 
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def package_dirs(visible: list[str], shown: tuple[str, ...] = ()) -> list[str]:
+    """The directories of installed third-party Python packages that lie among the
+    ``visible`` ones: the sandbox hides each (an empty read-only tmpfs over it), so a program
+    that puts one on ``sys.path`` finds nothing to import, and the standard library is all
+    there is, as ``python -I -S`` promises.
+
+    They are the site directories of the base interpreter (``site.getsitepackages`` for its
+    prefixes, computed here, outside) and of this environment, every ``site-packages`` and
+    ``dist-packages`` of a Python under ``/usr`` or ``/usr/local`` (Debian's
+    ``/usr/lib/python3/dist-packages`` among them), and the wheels the standard library and
+    the system keep for installing pip (``ensurepip/_bundled``, ``/usr/share/python-wheels``),
+    which import from ``sys.path`` as they are. Real paths only, a directory inside another
+    one listed is left out (the outer mask hides it), and so is one holding a directory the
+    caller asked to show (``shown``).
+    """
+    prefixes = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix}
+    found = set(site.getsitepackages(sorted(prefixes)))
+    for root in sorted({*prefixes, "/usr", "/usr/local"}):
+        for kind in ("site-packages", "dist-packages"):
+            found.update(glob.glob(os.path.join(root, "lib*", "python*", kind)))
+        found.update(glob.glob(os.path.join(root, "lib*", "python*", "ensurepip", "_bundled")))
+    found.add("/usr/share/python-wheels")
+    real = {os.path.realpath(p) for p in found if os.path.isdir(p)}
+    real = {p for p in real if any(_under(p, v) for v in visible)}
+    real = {p for p in real if not any(_under(os.path.realpath(d), p) for d in shown)}
+    return sorted(p for p in real if not any(q != p and _under(p, q) for q in real))
+
+
 def file_rules() -> dict[str, str]:
     """Single files a sandboxed process may use, with ``r`` or ``rw``."""
     return {**_DEVICES, **dict.fromkeys(_ETC_FILES, "r")}
@@ -106,8 +147,14 @@ def bwrap_command(
     executable: str,
     prefix: str,
     read_only_dirs: tuple[str, ...] = (),
+    hidden_dirs: tuple[str, ...] = (),
 ) -> list[str]:
-    """The bubblewrap command line that runs ``executable`` in a fresh, empty-handed sandbox."""
+    """The bubblewrap command line that runs ``executable`` in a fresh, empty-handed sandbox.
+
+    ``hidden_dirs`` (``package_dirs``) each get an empty read-only tmpfs over them, and
+    ``/dev`` is read-only (its devices still work): without Landlock its ``shm`` directory
+    would be a place a task could leave a file for the next one.
+    """
     cmd = [
         bwrap,
         "--unshare-all",
@@ -151,10 +198,14 @@ def bwrap_command(
                 "--ro-bind" if extra in (prefix, os.path.dirname(executable)) else "--ro-bind-try"
             )
             cmd += [bind, extra, extra]
+    for path in hidden_dirs:
+        cmd += ["--tmpfs", path, "--remount-ro", path]
     cmd += [
         "--proc",
         "/proc",
         "--dev",
+        "/dev",
+        "--remount-ro",
         "/dev",
         "--size",
         str(scratch_mb * 1024 * 1024),

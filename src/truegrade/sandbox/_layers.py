@@ -126,6 +126,17 @@ def layers(box: Sandbox) -> list[Layer]:
     else:
         fs = "the host's filesystem"
     out.append(Layer("mount namespace", separate("mnt"), fs))
+    hidden = bool(hello.get("packages_hidden"))
+    out.append(
+        Layer(
+            "standard library only",
+            hidden,
+            "every site-packages / dist-packages directory (and pip's bundled wheels) is an "
+            "empty read-only tmpfs: sys.path tricks find nothing to import"
+            if hidden
+            else "a program can put the interpreter's site-packages on sys.path",
+        )
+    )
     out.append(
         Layer(
             "IPC and UTS namespaces",

@@ -123,6 +123,9 @@ class SandboxConfig:
             Go, V8), which then set their own limits (see ``ExecLimits``).
         read_only_dirs: Host directories, besides the system ones, that tasks may read and
             execute (read-only): a toolchain living outside ``/usr``, ``/etc/java-*``.
+        wipe_s: How long the zygote may spend emptying the scratch directory after a task.
+            A task that leaves more than that to remove fails (``violation``), and the sandbox
+            is restarted on a fresh tmpfs before the next task rather than waited for.
     """
 
     isolation: Isolation = "auto"
@@ -150,6 +153,7 @@ class SandboxConfig:
     )
     address_space_mb: int | None = None
     read_only_dirs: tuple[str, ...] = ()
+    wipe_s: float = 2.0
 
     def __post_init__(self) -> None:
         if self.isolation not in ("auto", "bwrap", "native", "none"):
@@ -164,6 +168,8 @@ class SandboxConfig:
         for name in ("memory_mb", "file_size_mb", "open_files", "max_processes", "output_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.wipe_s < 0:
+            raise ValueError("wipe_s must be >= 0")
         if self.address_space_mb is not None and self.address_space_mb < self.memory_mb:
             raise ValueError("address_space_mb must be >= memory_mb")
         for path in self.read_only_dirs:
@@ -275,6 +281,14 @@ _SIGNAL_STATUS = {
     "SIGXFSZ": ("violation", "wrote a file over the size limit"),
     "SIGKILL": ("crashed", "was killed (CPU-time or memory limit)"),
 }
+
+
+_UNCLEAN = (
+    "left behind in the scratch directory what the sandbox could not remove in time (the "
+    "sandbox was restarted)"
+)
+"""Why a run, and every later run of the same program, failed: one of its runs left more than
+the zygote could remove, so nothing of its later runs can be told apart from that state."""
 
 
 def _signal_outcome(name: str) -> tuple[str, str]:
@@ -582,17 +596,13 @@ class Program:
     def run(self, stdin: str | bytes, *, timeout_s: float) -> RunResult:
         """Run the program as ``__main__`` in a fresh process with ``stdin``; stdout and stderr
         come back (each capped)."""
+        if self.sandbox._spoiled == (self._generation, self._load):
+            return RunResult("violation", error=_UNCLEAN)
         problem = self._usable()
         if problem is not None:
             return RunResult("sandbox_error", error=problem)
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-        try:
-            reply = self.sandbox._request(
-                {"op": "run", "timeout_s": timeout_s}, data, timeout_s + _GRACE_S, expect="done"
-            )
-        except SandboxError as exc:
-            return RunResult("sandbox_error", error=str(exc))
-        return _run_result(reply, timeout_s)
+        return self.sandbox._task({"op": "run", "timeout_s": timeout_s}, data, timeout_s)
 
     def close(self) -> None:
         """Let go of the program's session. The zygote ends it (and forgets the program) when
@@ -670,6 +680,10 @@ def _ended(header: dict[str, Any], timeout_s: float) -> tuple[str, str] | None:
     how = header.get("how")
     if how in ("spawn_failed", "not_loaded"):
         return "sandbox_error", f"the sandbox could not start the task ({how})"
+    if how == "unclean":
+        return "sandbox_error", "the sandbox could not empty its scratch directory (restarted)"
+    if header.get("unclean"):
+        return "violation", _UNCLEAN
     if how == "timeout":
         return "timeout", f"ran past its {timeout_s:g} s deadline and was killed"
     if how == "output_limit":
@@ -754,7 +768,7 @@ def _run_result(reply: _Reply, timeout_s: float) -> RunResult:
         maxrss_kb=int(_number(header.get("maxrss_kb"))),
         files=[str(f) for f in files] if isinstance(files, list) else [],
     )
-    if ready != b"R" and header.get("how") not in ("spawn_failed", "not_loaded"):
+    if ready != b"R" and header.get("how") not in ("spawn_failed", "not_loaded", "unclean"):
         said = _text(err[-500:]).strip()
         return replace(base, status="sandbox_error", error=f"sandbox setup failed: {said}")
     ended = _ended(header, timeout_s)
@@ -821,6 +835,8 @@ class Executable:
         """
         if not self.ok:
             return RunResult("sandbox_error", error="the build did not succeed")
+        if self.sandbox._spoiled == (self._generation, self._load):
+            return RunResult("violation", error=_UNCLEAN)
         if not self.current:
             return RunResult(
                 "sandbox_error", error="the sandbox holds another program since this build"
@@ -884,6 +900,8 @@ class Sandbox:
         self._buffer = bytearray()
         self._generation = 0
         self._loads = 0  # programs loaded: only the latest one's handle may start sessions
+        self._spoiled: tuple[int, int] | None = None  # (generation, load) of a program that
+        # left behind what could not be removed
         self.starts = 0
 
     # -- life cycle -------------------------------------------------------------------------------
@@ -975,6 +993,8 @@ class Sandbox:
         if mode == "none":
             scratch_host = _launch.host_scratch()
             scratch = scratch_host
+        read_paths = _launch.read_paths(executable, prefix, cfg.read_only_dirs)
+        hidden = _launch.package_dirs(read_paths, cfg.read_only_dirs)
         zconfig = {
             "mode": mode,
             "parent_pid": os.getpid(),
@@ -993,9 +1013,11 @@ class Sandbox:
             },
             "seccomp": {k: base64.b64encode(v).decode() for k, v in filters.items()},
             "landlock": cfg.landlock and mode != "none",
-            "read_paths": _launch.read_paths(executable, prefix, cfg.read_only_dirs),
+            "read_paths": read_paths,
+            "hidden_dirs": hidden,
             "file_rules": _launch.file_rules(),
             "preimport": list(cfg.preimport),
+            "wipe_s": cfg.wipe_s,
         }
         if mode == "bwrap" and _launch.bwrap_path() is None:
             raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
@@ -1017,6 +1039,7 @@ class Sandbox:
                 executable=executable,
                 prefix=prefix,
                 read_only_dirs=cfg.read_only_dirs,
+                hidden_dirs=tuple(hidden),
             )
             cmd += zygote
         else:
@@ -1166,10 +1189,21 @@ class Sandbox:
         return Executable(self, result)
 
     def _task(self, header: dict[str, Any], blob: bytes, timeout_s: float) -> RunResult:
+        """Run one task of the program the zygote holds; its result.
+
+        A zygote that could not empty its scratch directory after (or before) the task says so
+        and stops: it is killed here, so the next task starts a fresh sandbox, and when the
+        task itself left that state behind, its program is marked (``_spoiled``): its later
+        runs fail as this one did, without a sandbox, rather than come back as errors.
+        """
         try:
             reply = self._request(header, blob, timeout_s + _GRACE_S, expect="done")
         except SandboxError as exc:
             return RunResult("sandbox_error", error=str(exc))
+        if reply.header.get("unclean"):
+            if reply.header.get("how") != "unclean":
+                self._spoiled = (self._generation, self._loads)
+            self._kill()
         return _run_result(reply, timeout_s)
 
     def _channel(self, session: Any) -> _Channel | str | None:

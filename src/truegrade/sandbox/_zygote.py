@@ -38,6 +38,7 @@ import os
 import resource
 import select
 import signal
+import stat
 import struct
 import sys
 import time
@@ -333,6 +334,7 @@ _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
+_MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
@@ -476,7 +478,12 @@ def _drop_capabilities() -> None:
 
 def _isolate_natively(config: dict[str, Any]) -> None:
     """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
-    namespaces, a fresh ``/proc`` and a private tmpfs scratch directory, then no capabilities.
+    namespaces, a fresh ``/proc``, a private tmpfs scratch directory and an empty read-only
+    tmpfs over each third-party package directory (``hidden_dirs``), then no capabilities.
+
+    The masks are mounts of this mount namespace, made before Landlock opens its read rules,
+    so a rule on the interpreter's prefix allows reading the empty masks and nothing beneath
+    them; with no capabilities left (and ``umount`` killed by seccomp) no task can lift them.
 
     The calling process stays outside as a waiting parent; the process that returns from here is
     PID 1 of the new PID namespace, so no process of the sandbox can signal it, and when it dies
@@ -516,6 +523,12 @@ def _isolate_natively(config: dict[str, Any]) -> None:
         _libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
         "mounting /proc",
     )
+    empty = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    for path in config.get("hidden_dirs") or []:
+        _check(
+            _libc.mount(b"tmpfs", path.encode(), b"tmpfs", empty, b"size=4k,mode=555"),
+            f"hiding {path}",
+        )
     _libc.sethostname(b"sandbox", 7)
     _drop_capabilities()
 
@@ -763,6 +776,13 @@ class Zygote:
         self.exec_filter = self.filters.get("exec")
         self.own_pid_namespace = os.getpid() == 1
         self.scratch: str = config["scratch"]
+        # held from the start: listing the scratch directory through it needs no permission a
+        # task could take away
+        self.scratch_fd = os.open(self.scratch, _DIR_FLAGS)
+        self.scratch_mode = stat.S_IMODE(os.fstat(self.scratch_fd).st_mode)
+        self.scratch_xattrs = _xattrs(self.scratch_fd)
+        self.wipe_s = float(config.get("wipe_s", 2.0))
+        self.unclean = ""
         self.code: Any = None
         self.entry: str | None = None
         self.session_cpu_s = 60.0
@@ -783,6 +803,8 @@ class Zygote:
         started by ``session`` see the same stack, the same locals and the same state, so the
         program cannot tell a first pass from the replay that checks it (``start_session``)."""
         while self.handle():
+            if self.unclean:
+                return  # the sandbox ends with its zygote, and its scratch tmpfs with it
             if self.session_wanted:
                 self.start_session()
             self.reap_dying()
@@ -865,7 +887,9 @@ class Zygote:
         if self.code is None or not self.entry:
             return "no program is loaded"
         if self.call_filter is None:
-            self.settle()  # without the filter a session may leave files and processes behind
+            # without the filter a session may leave files and processes behind
+            if not self.settle():
+                return f"the scratch directory could not be emptied: {self.unclean}"
         else:
             # a killed session runs no more code, but until reaped its /proc entry shows what
             # it wrote there (its name, say): only when Landlock hides /proc is that harmless
@@ -922,16 +946,33 @@ class Zygote:
             if os.waitpid(pid, 0 if block else os.WNOHANG)[0]:
                 self.dying.remove(pid)
 
-    def settle(self) -> None:
+    def settle(self) -> bool:
         """Before anything that could see what earlier processes left: wait until they are all
-        gone, kill their leftovers, empty the scratch directory."""
+        gone, kill their leftovers, empty the scratch directory. False when it could not be
+        emptied (``unclean`` says why): nothing may run in it then."""
         for pid in self.dying:
             os.waitpid(pid, 0)
         for pid in self.dying:
             self.kill_strays(pid)
         self.dying.clear()
         self.reap()
-        self.wipe_scratch()
+        self.unclean = self.unclean or self.wipe_scratch()
+        return not self.unclean
+
+    def refused(self) -> bool:
+        """Settle before a task; when that fails, report the task as not run and say so."""
+        if self.settle():
+            return False
+        self.send({"op": "done", "how": "unclean", "unclean": self.unclean, "lens": [0, 0, 0]})
+        return True
+
+    def clean_up(self, header: dict[str, Any]) -> None:
+        """Empty the scratch directory after a task. When that fails the task's report says so
+        (what could not be removed is the task's own doing, every earlier wipe having
+        succeeded) and this zygote serves nothing more: the harness starts a fresh sandbox."""
+        left = self.wipe_scratch()
+        if left:
+            header["unclean"] = self.unclean = left
 
     # -- whole programs --
 
@@ -946,7 +987,8 @@ class Zygote:
             self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
             return
         self.end_session()
-        self.settle()
+        if self.refused():
+            return
         timeout_s = float(header["timeout_s"])
 
         def setup() -> None:
@@ -1080,7 +1122,7 @@ class Zygote:
         }
         if before_wipe is not None:
             header.update(before_wipe(how, status))
-        self.wipe_scratch()
+        self.clean_up(header)
         blobs = [b"".join(chunks) for chunks in data]
         if os.WIFSIGNALED(status):
             header["signal"] = signal.Signals(os.WTERMSIG(status)).name
@@ -1105,7 +1147,8 @@ class Zygote:
         self.end_session()
         self.code = self.entry = None
         self.image = None
-        self.settle()
+        if self.refused():
+            return
         if not self.placed(lambda: self.write_files(header.get("files") or [], blob)):
             return
         keep = [str(k) for k in header.get("keep") or []]
@@ -1134,7 +1177,8 @@ class Zygote:
             self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
             return
         self.end_session()
-        self.settle()
+        if self.refused():
+            return
         image = self.image
         split = int(header.get("stdin_len", len(stdin)))
 
@@ -1151,9 +1195,10 @@ class Zygote:
         try:
             write()
         except (OSError, ValueError) as exc:
-            self.wipe_scratch()
             said = f"cannot write the task's files: {exc}".encode()
-            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            header = {"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}
+            self.clean_up(header)
+            self.send(header, said)
             return False
         return True
 
@@ -1188,7 +1233,7 @@ class Zygote:
         """The report of a task that ran nothing (a build with no build command)."""
         header = {"op": "done", "how": "exited", "code": 0, "lens": [0, 0, 1]}
         header["elapsed_s"] = time.monotonic() - started
-        self.wipe_scratch()
+        self.clean_up(header)
         self.send({**header, **extra}, b"R")
 
     def write_files(self, files: list[Any], blob: bytes) -> None:
@@ -1264,22 +1309,117 @@ class Zygote:
                     return
                 time.sleep(0.0005)  # killed, not yet dead
 
-    def wipe_scratch(self) -> None:
-        """Empty the scratch directory, so no task hands state to the next (a file as a counter)."""
-        with contextlib.suppress(OSError):
-            _remove_tree(self.scratch, keep_root=True)
+    def wipe_scratch(self) -> str:
+        """Empty the scratch directory and put its own attributes back as they were at start (a
+        file, a mode, a time or an extended attribute left by one task could be a counter the
+        next one reads). Returns "" when that is done, else why not: a task must then not run
+        in it (the harness restarts the sandbox, a fresh tmpfs)."""
+        try:
+            _empty_tree(self.scratch_fd, time.monotonic() + self.wipe_s)
+            _restore_root(self.scratch_fd, self.scratch_mode, self.scratch_xattrs)
+        except (OSError, TimeoutError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return ""
 
 
-def _remove_tree(path: str, *, keep_root: bool = False) -> None:
-    with os.scandir(path) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                _remove_tree(entry.path)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_WIPE_CHECK_EVERY = 256  # entries removed between two looks at the clock
+
+
+def _empty_tree(root: int, deadline: float) -> None:
+    """Remove everything below the directory ``root`` (an open descriptor), whatever its
+    permissions, depth, names or symlinks; ``TimeoutError`` past ``deadline``.
+
+    Nothing else runs in the sandbox meanwhile (every process of the task is dead), so the
+    tree cannot change under it. Every step is relative to an open directory (``dir_fd``),
+    never a path: a name is only ever looked up in the directory that holds it, no symlink is
+    followed (a symlink is unlinked, ``O_NOFOLLOW`` refuses to enter one), and a path's length
+    does not matter. It walks down one directory at a time and back up through ``..``, holding
+    two descriptors at any depth and no list of the tree, so neither a deep tree nor a wide
+    one runs it out of descriptors, stack or memory. Each directory is made readable,
+    writable and searchable before it is emptied, as its owner may: a ``chmod 000`` cannot
+    refuse the cleanup.
+    """
+    mode = stat.S_IMODE(os.fstat(root).st_mode)
+    if mode & 0o700 != 0o700:
+        os.fchmod(root, mode | 0o700)
+    fd, depth, removed = os.dup(root), 0, 0
+    try:
+        while True:
+            os.lseek(fd, 0, os.SEEK_SET)  # a fresh listing: what was removed is gone from it
+            below, seen = None, 0
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    seen += 1
+                    removed += 1
+                    if removed % _WIPE_CHECK_EVERY == 0 and time.monotonic() > deadline:
+                        raise TimeoutError("the scratch directory took too long to empty")
+                    if not entry.is_dir(follow_symlinks=False):
+                        os.unlink(entry.name, dir_fd=fd)
+                        continue
+                    try:
+                        os.rmdir(entry.name, dir_fd=fd)
+                    except OSError as exc:
+                        if exc.errno != errno.ENOTEMPTY:
+                            raise
+                        below = entry.name
+                        break
+            if below is not None:  # empty it first
+                child = _enter(fd, below)
+                os.close(fd)
+                fd, depth = child, depth + 1
+            elif seen:  # removed something: list again until a listing comes back empty
+                continue
+            elif depth:  # empty: back up, where the next listing removes it
+                parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd, depth = parent, depth - 1
             else:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
-    if not keep_root:
-        os.rmdir(path)
+                return
+    finally:
+        os.close(fd)
+
+
+def _enter(parent: int, name: str) -> int:
+    """The subdirectory ``name`` of ``parent``, opened (never through a symlink) and made
+    readable, writable and searchable by its owner: us, as every file of the sandbox."""
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:  # not readable: a plain directory (it was listed as one) to chmod
+        if not stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise
+        os.chmod(name, 0o700, dir_fd=parent)
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o700 != 0o700:
+        os.fchmod(fd, mode | 0o700)
+    return fd
+
+
+def _restore_root(root: int, mode: int, xattrs: dict[str, bytes]) -> None:
+    """Give the emptied directory ``root`` back its mode and extended attributes as they were
+    at start, and the current time as its times (the ones a task set could carry a number)."""
+    if stat.S_IMODE(os.fstat(root).st_mode) != mode:
+        os.fchmod(root, mode)
+    now = _xattrs(root)
+    for name in now:
+        if name not in xattrs:
+            os.removexattr(root, name)
+    for name, value in xattrs.items():
+        if now.get(name) != value:
+            os.setxattr(root, name, value)
+    os.utime(root)
+
+
+def _xattrs(fd: int) -> dict[str, bytes]:
+    """The extended attributes of ``fd`` (none where the file system has none)."""
+    try:
+        names = os.listxattr(fd)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return {}
+        raise
+    return {name: os.getxattr(fd, name) for name in names}
 
 
 # -- start-up -------------------------------------------------------------------------------------
@@ -1319,6 +1459,17 @@ def _in_child(attempt: Any) -> int:
             code = 99
         os._exit(code)
     return os.waitpid(pid, 0)[1]
+
+
+def _packages_hidden(paths: list[str]) -> bool:
+    """Whether every third-party package directory is empty as seen from here."""
+    for path in paths:
+        try:
+            if os.listdir(path):
+                return False
+        except OSError:  # absent or unreadable: nothing to import from
+            continue
+    return True
 
 
 def _killed_by_seccomp(status: int) -> bool:
@@ -1410,7 +1561,10 @@ def main(argv: list[str]) -> int:
     zygote = Zygote(config, proto_in, proto_out)
     # what really holds, checked from inside: the network before the filter (so only the
     # namespace or Landlock can be what stops it), then the filters themselves
-    probe: dict[str, Any] = {"network_blocked": _in_child(_try_connect) == 10 << 8}
+    probe: dict[str, Any] = {
+        "network_blocked": _in_child(_try_connect) == 10 << 8,
+        "packages_hidden": _packages_hidden(config.get("hidden_dirs") or []),
+    }
     base = zygote.filters.get("base")
     if base is not None:
         try:
