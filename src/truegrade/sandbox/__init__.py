@@ -13,6 +13,7 @@ from truegrade.sandbox._sandbox import (
     ExecLimits,
     Executable,
     Isolation,
+    Opaque,
     Program,
     RunResult,
     Sandbox,
@@ -20,9 +21,16 @@ from truegrade.sandbox._sandbox import (
     SandboxError,
     SandboxUnavailable,
 )
-from truegrade.sandbox._zygote import PLAIN_TYPES, PlainDataError, decode_value, encode_value
+from truegrade.sandbox._zygote import (
+    MAX_DEPTH,
+    PLAIN_TYPES,
+    PlainDataError,
+    decode_value,
+    encode_value,
+)
 
 __all__ = [
+    "MAX_DEPTH",
     "PLAIN_TYPES",
     "CallResult",
     "CallStream",
@@ -30,6 +38,7 @@ __all__ = [
     "Executable",
     "Isolation",
     "Layer",
+    "Opaque",
     "PlainDataError",
     "Program",
     "RunResult",
