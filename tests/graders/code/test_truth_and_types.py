@@ -1,4 +1,5 @@
-"""Answers that are not plain data reach a check as their truth alone."""
+"""Answers that are not plain data reach a check as their truth alone; typed call cases keep the
+tuples JSON would turn into lists."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import textwrap
 import pytest
 
 from truegrade import load_grader
+from truegrade.graders.code._spec import SpecProblem, parse_spec
 from truegrade.sandbox import Opaque
 
 
@@ -93,3 +95,63 @@ def test_an_opaque_value_equals_only_itself():
         with pytest.raises(TypeError):
             operation(value)
     assert "re.Match" in repr(value)
+
+
+# -- typed call cases -----------------------------------------------------------------------------
+
+IS_TUPLE = "def first(t):\n    assert isinstance(t, tuple)\n    return t[:1]\n"
+
+
+def test_a_typed_case_sends_a_tuple_where_json_would_send_a_list(grader):
+    plain = {"entry_point": "first", "cases": [{"args": [[3, 4]], "expected": [3]}]}
+    typed = {
+        "entry_point": "first",
+        "typed": True,
+        "cases": [{"args": [{"t": [3, 4]}], "expected": {"t": [3]}}],
+    }
+    assert grade(grader, IS_TUPLE, plain).flags == ["exception"]
+    result = grade(grader, IS_TUPLE, typed)
+    assert result.passed, result.explanation
+
+
+def test_a_typed_expected_value_is_compared_with_its_exact_type(grader):
+    tests = {
+        "entry_point": "first",
+        "typed": True,
+        "cases": [{"args": [{"t": [3, 4]}], "expected": [3]}],  # a list: the tuple answer is not
+    }
+    assert grade(grader, IS_TUPLE, tests).flags == ["wrong_answer"]
+
+
+def test_typed_values_of_every_tag_are_decoded():
+    spec = parse_spec(
+        {
+            "entry_point": "f",
+            "typed": True,
+            "cases": [
+                {
+                    "args": [{"s": [1]}, {"f": [2]}, {"b": "aGk="}, {"c": [1, 2]}],
+                    "kwargs": {"d": {"d": [[{"t": [1, 2]}, "x"]]}},
+                    "expected": {"t": [None, True]},
+                    "also": [[1]],
+                }
+            ],
+        }
+    )
+    case = spec.cases[0]
+    assert case.args == [{1}, frozenset({2}), b"hi", 1 + 2j]
+    assert case.kwargs == {"d": {(1, 2): "x"}}
+    assert case.expected == (None, True) and case.also == ([1],) and spec.typed
+
+
+@pytest.mark.parametrize(
+    ("typed", "case", "message"),
+    [
+        (True, {"args": [{"x": 1}], "expected": 1}, "case 0: a typed value"),
+        (True, {"args": [], "expected": {"t": 1}}, "case 0: a typed value"),
+        ("yes", {"args": [], "expected": 1}, "'typed' must be true or false"),
+    ],
+)
+def test_a_typed_value_that_is_not_encoded_is_a_bad_spec(typed, case, message):
+    with pytest.raises(SpecProblem, match=message):
+        parse_spec({"entry_point": "f", "typed": typed, "cases": [case]})

@@ -673,8 +673,9 @@ def _call_cases(
 def _case_passes(spec: TestSpec, case: Case, answer: Any, abs_tol: float, rel_tol: float) -> bool:
     """Whether ``answer`` meets the case's expected value (or another answer it accepts), by the
     spec's ``compare``; ``not_none`` answers arrive already read as booleans (``_not_none_module``).
-    Values a reference program computed carry their exact types: a list is not a tuple there."""
-    typed = bool(spec.expected_from)
+    Values a reference program computed, or a typed spec states, carry their exact types: a
+    list is not a tuple there."""
+    typed = bool(spec.expected_from) or spec.typed
     for expected in (case.expected, *case.also):
         if spec.compare == "set":
             items = _as_set(answer)
