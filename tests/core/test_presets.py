@@ -23,6 +23,8 @@ FILES = {
     "math_test.jsonl.gz": "math",
     "mbpp_test.jsonl.gz": "mbpp",
     "mbpp_sanitized_test.jsonl.gz": "mbpp",
+    "mbpp.jsonl.gz": "mbpp",
+    "mbpp_sanitized.jsonl.gz": "mbpp",
     "mbppplus.jsonl.gz": "mbpp",
     "humanevalplus_small.jsonl.gz": "humaneval",
     "gsm8k_chat_train.jsonl.gz": "chat",

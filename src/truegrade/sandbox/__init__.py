@@ -13,6 +13,7 @@ from truegrade.sandbox._sandbox import (
     ExecLimits,
     Executable,
     Isolation,
+    Opaque,
     Program,
     RunResult,
     Sandbox,
@@ -22,6 +23,7 @@ from truegrade.sandbox._sandbox import (
 )
 from truegrade.sandbox._zygote import (
     MAX_COLLISIONS,
+    MAX_DEPTH,
     PLAIN_TYPES,
     PlainDataError,
     crowded,
@@ -31,6 +33,7 @@ from truegrade.sandbox._zygote import (
 
 __all__ = [
     "MAX_COLLISIONS",
+    "MAX_DEPTH",
     "PLAIN_TYPES",
     "CallResult",
     "CallStream",
@@ -38,6 +41,7 @@ __all__ = [
     "Executable",
     "Isolation",
     "Layer",
+    "Opaque",
     "PlainDataError",
     "Program",
     "RunResult",

@@ -177,6 +177,29 @@ class SandboxConfig:
                 raise ValueError(f"read_only_dirs: {path!r} must be an absolute directory")
 
 
+class Opaque:
+    """An answer that is not plain data, as the harness holds it: the truth the program's value
+    had in the sandbox (``bool(value)``, computed there) and its type's name, nothing else.
+
+    ``bool()`` is its one meaningful operation. Equality is identity, so it equals nothing a
+    check can write (``== "Found a match!"`` and ``is None`` are false, as for the ``re.Match``
+    it stands for); ordering, arithmetic, iteration and ``len`` raise ``TypeError`` as on a bare
+    ``object``, and hashing is by identity. Nothing of the program's is kept or ever called.
+    """
+
+    __slots__ = ("_truth", "type_name")
+
+    def __init__(self, truth: bool, type_name: str) -> None:
+        self._truth = truth
+        self.type_name = type_name
+
+    def __bool__(self) -> bool:
+        return self._truth
+
+    def __repr__(self) -> str:
+        return f"<opaque {self.type_name} answer, {'true' if self._truth else 'false'}>"
+
+
 @dataclass
 class CallResult:
     """What one function call in the sandbox came to.
@@ -196,6 +219,8 @@ class CallResult:
         fingerprint: The exact encoding of the answer (value or exception), to tell whether two
             calls answered identically.
         during_load: The exception came from running the program, before any call.
+        opaque: For ``bad_value``, the answer's truth and type name (``Opaque``), when the
+            program gave them; a check may receive it where call cases fail the answer.
 
     What a function prints is not collected: only its return value is its answer.
     """
@@ -208,6 +233,7 @@ class CallResult:
     elapsed_s: float = 0.0
     fingerprint: bytes = b""
     during_load: bool = False
+    opaque: Opaque | None = None
 
     @property
     def ok(self) -> bool:
@@ -736,9 +762,26 @@ def _answer(blob: bytes, elapsed: float, *, call: int | None = None) -> CallResu
             during_load=load,
             fingerprint=blob,
         )
+    if status == "bad_value" and "truth" in record:
+        return _opaque_answer(base, record, blob)
     if status in ("bad_value", "missing_entry"):
         return replace(base, status=status, error=str(record.get("reason") or status)[:1000])
     return replace(base, status="bad_record", error=f"unknown result status {status[:40]!r}")
+
+
+def _opaque_answer(base: CallResult, record: dict[str, Any], blob: bytes) -> CallResult:
+    """A value that is not plain data, sent as its truth and type name: ``bad_value`` with an
+    ``Opaque`` for a check. Its fingerprint (truth, type, reason) is what the replay compares."""
+    truth, name, reason = record.get("truth"), record.get("type"), record.get("reason")
+    if (
+        set(record) != {"status", "reason", "truth", "type"}
+        or type(truth) is not bool
+        or type(name) is not str
+        or type(reason) is not str
+    ):
+        return replace(base, status="bad_record", error="the result record is malformed")
+    opaque = Opaque(truth, name[:200])
+    return replace(base, status="bad_value", error=reason[:1000], opaque=opaque, fingerprint=blob)
 
 
 def _load_failure(blob: bytes, elapsed: float) -> CallResult:

@@ -701,7 +701,25 @@ def _answer(function: Any, args: list[Any], kwargs: dict[str, Any]) -> dict[str,
     try:
         return {"status": "ok", "value": encode_value(value, held=True)}
     except (PlainDataError, RecursionError) as exc:
-        return {"status": "bad_value", "reason": str(exc)}
+        return _opaque(value, str(exc))
+
+
+def _opaque(value: Any, reason: str) -> dict[str, Any]:
+    """An answer that is not plain data, as far as it may leave: its truth and its type's name.
+
+    ``bool()`` may run the program's own ``__bool__`` or ``__len__``: that happens here, inside
+    the call and under its deadline, and what it raises is the program's exception. Only a
+    ``bool`` and a name cross, so the harness can hand a check an object whose one meaning is
+    that truth (``assert text_match("aab")`` of a function returning a ``re.Match``) without
+    ever running anything of the program's.
+    """
+    try:
+        truth = bool(value)
+        kind = type(value)
+        name = f"{kind.__module__}.{kind.__qualname__}"
+    except BaseException as exc:
+        return _raised(exc, "call")
+    return {"status": "bad_value", "reason": reason, "truth": truth, "type": name[:200]}
 
 
 def _run_program(code: Any) -> None:

@@ -58,8 +58,10 @@ from truegrade.graders.code._stdio import (
 )
 from truegrade.graders.code._tells import find_tells, visible_inputs
 from truegrade.sandbox import (
+    MAX_DEPTH,
     CallResult,
     CallStream,
+    Opaque,
     PlainDataError,
     Program,
     RunResult,
@@ -583,24 +585,50 @@ def _failure(result: CallResult) -> tuple[str, str]:
 
 class _Candidate:
     """What the dataset's check calls: each call goes into the sandbox; the plain answer, or
-    the program's exception, comes back."""
+    the program's exception, comes back. An answer that is not plain data comes back as an
+    ``Opaque`` holding only its truth (MBPP's regex tasks return a ``re.Match`` that their
+    asserts only test for truth); ``opaque`` keeps them, so a check that then fails says why."""
 
     def __init__(self, calls: _Calls) -> None:
         self._calls = calls
+        self.opaque: list[Opaque] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             result = self._calls.call(args, kwargs)
         except PlainDataError as exc:
-            raise _NotPlainArgument(str(exc)) from None
+            if not self.opaque or not _holds_opaque((args, kwargs)):
+                raise _NotPlainArgument(str(exc)) from None
+            # the program's own opaque answer, passed back to it: the program's doing
+            self._calls.unsendable = None
+            result = CallResult(
+                "bad_value", error="the check passed back an answer that is not plain data"
+            )
         if result.ok:
             return result.value
+        if result.opaque is not None:
+            self.opaque.append(result.opaque)
+            return result.opaque
         if result.status == "raised" and result.exception not in _BASE_ONLY:
             error = _rebuild_exception(result)
             self._calls.raised.append(error)
             raise error
         self._calls.failures.append(result)
         raise _CallFailed(result.error)
+
+
+def _holds_opaque(value: Any, depth: int = 0) -> bool:
+    """Whether an opaque answer is in ``value`` (arguments a check passes on)."""
+    if isinstance(value, Opaque):
+        return True
+    if depth > MAX_DEPTH:
+        return False
+    items: Any = ()
+    if type(value) in (list, tuple, set, frozenset):
+        items = value
+    elif type(value) is dict:
+        items = [*value.keys(), *value.values()]
+    return any(_holds_opaque(item, depth + 1) for item in items)
 
 
 def _rebuild_exception(result: CallResult) -> Exception:
@@ -703,6 +731,14 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         outcome = TestOutcome("check", False, *_failure(calls.failures[0]))
     if outcome.passed and calls.count == 0:
         raise SpecProblem("the check never called the candidate")
+    if outcome.flag == CodeFlag.WRONG_ANSWER and candidate.opaque:
+        outcome = TestOutcome(
+            "check",
+            False,
+            CodeFlag.NOT_PLAIN_DATA,
+            f"{outcome.reason}; the check received {candidate.opaque[0]!r}, not plain data "
+            "(only its truth left the sandbox)",
+        )
     if outcome.passed:
         unproven = calls.replay()
         if unproven:
@@ -759,8 +795,9 @@ def _call_cases(
 def _case_passes(spec: TestSpec, case: Case, answer: Any, abs_tol: float, rel_tol: float) -> bool:
     """Whether ``answer`` meets the case's expected value (or another answer it accepts), by the
     spec's ``compare``; ``not_none`` answers arrive already read as booleans (``_not_none_module``).
-    Values a reference program computed carry their exact types: a list is not a tuple there."""
-    typed = bool(spec.expected_from)
+    Values a reference program computed, or a typed spec states, carry their exact types: a
+    list is not a tuple there."""
+    typed = bool(spec.expected_from) or spec.typed
     for expected in (case.expected, *case.also):
         if spec.compare == "set":
             items = _as_set(answer)

@@ -6,7 +6,8 @@
   ``"method_of": "Solution"`` when ``f`` is a method of that class (LeetCode style); or with
   the expected values left to a reference program, ``"expected_from": "<source defining f>"``
   (cases then give only their inputs, HumanEval+ and MBPP+ style), and per spec ``compare``
-  (``equal``, ``set``, ``not_none``) and ``abs_tol`` / ``rel_tol``;
+  (``equal``, ``set``, ``not_none``), ``abs_tol`` / ``rel_tol``, and ``typed`` (the cases'
+  values in the sandbox's plain-data encoding, so a tuple arrives as a tuple);
 * stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
   ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
   ``time_limit_s`` and ``memory_mb`` per test, ``compare`` and a special judge ``checker``
@@ -30,6 +31,7 @@ from typing import Any
 
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._rows import from_dataset_row
+from truegrade.sandbox import PlainDataError, decode_value
 
 __all__ = [
     "CASE_COMPARES",
@@ -110,6 +112,9 @@ class TestSpec:
     abs_tol: float | None = None
     rel_tol: float | None = None
     """Call cases only: the row's float tolerances (None: the grader's)."""
+    typed: bool = False
+    """Call cases only: the cases' values were written in the plain-data encoding (``{"t": [...]}``
+    a tuple...), so they have exact types and are compared with them (a list is not a tuple)."""
 
     @property
     def test_names(self) -> list[str]:
@@ -133,7 +138,7 @@ def _entry_point(spec: dict[str, Any]) -> str:
     return name
 
 
-def _case(raw: Any, index: int, computed: bool) -> Case:
+def _case(raw: Any, index: int, computed: bool, typed: bool = False) -> Case:
     if not isinstance(raw, dict):
         raise SpecProblem(f"case {index} must be a mapping with 'args' and 'expected'")
     unknown = set(raw) - {"args", "kwargs", "expected", "visible", "also"}
@@ -158,7 +163,26 @@ def _case(raw: Any, index: int, computed: bool) -> Case:
     if not isinstance(also, list):
         raise SpecProblem(f"case {index}: 'also' must be a list of accepted answers")
     visible = bool(raw.get("visible", False))
-    return Case(list(args), dict(kwargs), raw.get("expected"), visible, tuple(also))
+    expected = raw.get("expected")
+    if typed:
+        args, kwargs, expected, also = _decoded(index, args, kwargs, expected, also)
+    return Case(list(args), dict(kwargs), expected, visible, tuple(also))
+
+
+def _decoded(
+    index: int, args: list[Any], kwargs: dict[str, Any], expected: Any, also: list[Any]
+) -> tuple[list[Any], dict[str, Any], Any, list[Any]]:
+    """A typed case's values rebuilt from the plain-data encoding the sandbox itself uses
+    (JSON has no tuple, set, bytes or complex; ``{"t": [1, 2]}`` is ``(1, 2)``)."""
+    try:
+        return (
+            decode_value(args),
+            {name: decode_value(value) for name, value in kwargs.items()},
+            decode_value(expected),
+            decode_value(also),
+        )
+    except (PlainDataError, RecursionError) as exc:
+        raise SpecProblem(f"case {index}: a typed value that is not encoded ({exc})") from None
 
 
 def _stdio_case(raw: Any, index: int) -> StdioCase:
@@ -228,15 +252,19 @@ def parse_spec(reference: Any) -> TestSpec:
                 f"'compare' of call cases must be {', '.join(CASE_COMPARES)}, not {compare!r}"
             )
         references = _references(spec.get("expected_from"))
+        typed = spec.get("typed", False)
+        if type(typed) is not bool:
+            raise SpecProblem(f"'typed' must be true or false, got {typed!r}")
         return TestSpec(
             "cases",
             entry_point=_entry_point(spec),
-            cases=[_case(c, i, bool(references)) for i, c in enumerate(raw)],
+            cases=[_case(c, i, bool(references), typed) for i, c in enumerate(raw)],
             method_of=method_of,
             compare=compare,
             expected_from=references,
             abs_tol=_tolerance(spec.get("abs_tol"), "'abs_tol'"),
             rel_tol=_tolerance(spec.get("rel_tol"), "'rel_tol'"),
+            typed=typed,
         )
     raw = spec["stdio"]
     if not isinstance(raw, list) or not raw:
