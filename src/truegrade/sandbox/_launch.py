@@ -53,7 +53,10 @@ _DEVICES = {
     "/dev/random": "r",
     "/dev/urandom": "r",
 }
-_ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/ssl/openssl.cnf")
+"""Host files a sandboxed process may read: public configuration, no secrets. Node reads
+OpenSSL's configuration at start and stops when it is there but unreadable (the native fallback
+shows the host's ``/etc`` and Landlock refuses it)."""
 
 
 def interpreter() -> tuple[str, str]:
