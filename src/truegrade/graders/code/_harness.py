@@ -481,8 +481,8 @@ def replay_rounds(answers: list[Any]) -> int:
     """How many replays, each in a fresh process and a new order, make a guess of every replay's
     arrangement of ``answers`` right at most once in ``_GUESSES`` tries: the first replay is one
     of M - 1 arrangements (M, the distinct arrangements of the answers: n! for n different
-    ones), each later one of M. One for most passes; more for short ones, or ones whose answers
-    are mostly equal (two different answers: 8 replays)."""
+    ones), each later one of M: one from 101 arrangements up, two from 11, three from 5, four,
+    five and eight for 4, 3 and 2."""
     arrangements = _arrangements(answers, cap=_GUESSES)
     if arrangements < 2:
         return 1
