@@ -165,10 +165,9 @@ def test_the_replay_order_is_a_fresh_draw_and_the_first_always_moves_an_answer()
 
 def test_passes_with_few_arrangements_are_replayed_until_a_guess_is_unlikely():
     assert replay_rounds([1, 1, 1]) == 1  # nothing to guess: every order gives the same answers
-    assert replay_rounds([1, 2]) == 8  # 1 * 2**7 >= 100
-    assert replay_rounds([1, 2, 3]) == 3  # 5 * 6 * 6
-    assert replay_rounds([True] * 4 + [False] * 3) == 2  # 35 arrangements: 34 * 35
-    assert replay_rounds(list(range(6))) == 1  # 719 arrangements
+    assert replay_rounds([1, 2]) == 6  # 1 * 2**5 >= 20
+    assert replay_rounds([1, 2, 3]) == 2  # 5 * 6
+    assert replay_rounds([True] * 4 + [False] * 3) == 1  # 35 arrangements
     assert replay_rounds([True] * 5000 + [False]) == 1  # never computed whole
     for answers in ([1, 2], [1, 1, 2], [1, 2, 3, 4], [0] * 9 + [1]):
         arrangements = math.factorial(len(answers)) // math.prod(

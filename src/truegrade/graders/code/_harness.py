@@ -453,7 +453,7 @@ _SESSION_GOES_ON = frozenset({"ok", "raised", "bad_value"})
 """Call statuses after which the session still runs (any other ends it)."""
 
 _SECRET = random.SystemRandom()
-_GUESSES = 100
+_GUESSES = 20
 """A program that knew it was being replayed, and which answer each of the first pass's calls
 wanted, would still have to guess the order of the replay's answers: the replay is repeated
 until all its guesses are right at most once in this many tries (``replay_rounds``)."""
@@ -481,8 +481,8 @@ def replay_rounds(answers: list[Any]) -> int:
     """How many replays, each in a fresh process and a new order, make a guess of every replay's
     arrangement of ``answers`` right at most once in ``_GUESSES`` tries: the first replay is one
     of M - 1 arrangements (M, the distinct arrangements of the answers: n! for n different
-    ones), each later one of M: one from 101 arrangements up, two from 11, three from 5, four,
-    five and eight for 4, 3 and 2."""
+    ones), each later one of M: one from 21 arrangements up, two from 6, three for 4 and 5,
+    four for 3, six for 2."""
     arrangements = _arrangements(answers, cap=_GUESSES)
     if arrangements < 2:
         return 1
