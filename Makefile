@@ -41,8 +41,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# The suite in two processes (up to four where there are more cores), a test file per process at
+# a time: most of its time is spent waiting on sandboxes and subprocesses.
 pytest: $(STAMP)
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile
 
 test: lint typecheck pytest
 

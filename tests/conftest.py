@@ -21,6 +21,22 @@ import pytest
 
 pytest_plugins = ["pytester"]  # tests/test_system_tools.py runs this file on a small suite
 
+
+def _consoles_follow_columns() -> None:
+    """Create the CLI's consoles now, with no ``COLUMNS`` set, as a command run from a pipe does:
+    rich then reads ``COLUMNS`` when it prints, so each test's ``env={"COLUMNS": ...}`` applies.
+    Created first inside a test that sets it, they would keep that width for every later test in
+    the process, and the outcome of a test would depend on which ran before it."""
+    saved = os.environ.pop("COLUMNS", None)
+    try:
+        import truegrade.cli._common  # noqa: F401
+    finally:
+        if saved is not None:
+            os.environ["COLUMNS"] = saved
+
+
+_consoles_follow_columns()
+
 REQUIRE_ENV = "TRUEGRADE_REQUIRE_SANDBOX"
 SANDBOX_TESTS = Path(__file__).parent / "sandbox"
 

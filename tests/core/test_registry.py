@@ -98,7 +98,16 @@ class Constant(BaseGrader):
         return [Grade(score=self.value) for _ in samples]
 
 
-def test_register_a_third_party_grader():
+@pytest.fixture
+def registry(monkeypatch):
+    """The registry of third-party graders, restored after the test: a name registered here
+    would otherwise be loadable in every later test of the process."""
+    from truegrade.core import _registry
+
+    monkeypatch.setattr(_registry, "_registered", dict(_registry._registered))
+
+
+def test_register_a_third_party_grader(registry):
     register_grader("constant", lambda options, base_dir: Constant(**options))
     assert "constant" in grader_names()
     assert load_grader("constant", value=0.25).grade({"id": 1, "response": "x"}).score == 0.25

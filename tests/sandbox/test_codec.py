@@ -166,7 +166,9 @@ def test_an_answer_of_a_plain_types_subclass_crosses_as_the_value_it_holds(value
 
 
 @pytest.mark.parametrize(
-    "value", [ForgedClass(), Fraction(1, 2), (x for x in range(3)), range(3), [EqualToAll()]]
+    "value",
+    [ForgedClass(), Fraction(1, 2), (x for x in range(3)), range(3), [EqualToAll()]],
+    ids=lambda v: type(v).__name__,
 )
 def test_held_values_still_refuse_what_is_no_plain_type(value):
     with pytest.raises(PlainDataError, match="not plain builtin data"):
