@@ -15,7 +15,7 @@ import math
 import pytest
 
 from truegrade.graders.code import CodeGrader
-from truegrade.graders.code._harness import _GUESSES, replay_order, replay_rounds
+from truegrade.graders.code._harness import replay_order, replay_rounds
 
 SQUARES = [(x, x * x) for x in range(1, 8)]
 CHECK = f"""
@@ -164,17 +164,29 @@ def test_the_replay_order_is_a_fresh_draw_and_the_first_always_moves_an_answer()
 
 
 def test_passes_with_few_arrangements_are_replayed_until_a_guess_is_unlikely():
-    assert replay_rounds([1, 1, 1]) == 1  # nothing to guess: every order gives the same answers
-    assert replay_rounds([1, 2]) == 6  # 1 * 2**5 >= 20
-    assert replay_rounds([1, 2, 3]) == 2  # 5 * 6
-    assert replay_rounds([True] * 4 + [False] * 3) == 1  # 35 arrangements
-    assert replay_rounds([True] * 5000 + [False]) == 1  # never computed whole
-    for answers in ([1, 2], [1, 1, 2], [1, 2, 3, 4], [0] * 9 + [1]):
-        arrangements = math.factorial(len(answers)) // math.prod(
-            math.factorial(answers.count(a)) for a in set(answers)
-        )
-        rounds = replay_rounds(answers)
-        assert (arrangements - 1) * arrangements ** (rounds - 1) >= _GUESSES
+    assert replay_rounds([1, 2, 3]) == 1  # the default: one replay
+    assert replay_rounds([1, 1, 1], 20) == 1  # nothing to guess: every order gives the same
+    assert replay_rounds([1, 2], 20) == 6  # 1 * 2**5 >= 20
+    assert replay_rounds([1, 2, 3], 20) == 2  # 5 * 6
+    assert replay_rounds([True] * 4 + [False] * 3, 20) == 1  # 35 arrangements
+    assert replay_rounds([True] * 5000 + [False], 20) == 1  # never computed whole
+    for odds in (20, 100, 1000):
+        for answers in ([1, 2], [1, 1, 2], [1, 2, 3, 4], [0] * 9 + [1]):
+            arrangements = math.factorial(len(answers)) // math.prod(
+                math.factorial(answers.count(a)) for a in set(answers)
+            )
+            rounds = replay_rounds(answers, odds)
+            assert (arrangements - 1) * arrangements ** (rounds - 1) >= odds
+
+
+def test_with_replay_odds_honest_programs_pass_and_counters_still_fail():
+    grader = CodeGrader.from_options({"replay_odds": 1000, "call_timeout_s": 3})
+    check = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
+    honest = grader.grade(_row("def f(x):\n    return x * x\n", check))
+    counter = grader.grade(
+        _row("n = 0\ndef f(x):\n    global n\n    n += 1\n    return [4, 9][n - 1]\n", check)
+    )
+    assert honest.passed and counter.passed is False and counter.flags[0] == "order_dependent"
 
 
 LITERAL_CHECK = "def check(candidate):\n" + "".join(

@@ -47,6 +47,11 @@ class CodeOptions(GraderOptions):
         max_processes: Processes a whole-program run may have at once.
         fresh_process_per_call: Run every call in a process of its own (slower; the default
             replays the calls in a fresh process in another order instead).
+        replay_odds: Replay a pass whose answers have few orders again, each time in a fresh
+            process and a new secret order, until a program that could tell the replay from the
+            first pass would guess every order right at most once in this many tries (0: one
+            replay, which already fails every program that answers by its place in the
+            session; 20 costs a fresh process more for most three-call passes).
         fresh_sandbox: Start a new sandbox for every response (much slower, strongest).
         prompt_prefix: Put the prompt in front of the response: ``auto`` (when the response
             does not define the entry point itself), ``always``, ``never``.
@@ -73,6 +78,7 @@ class CodeOptions(GraderOptions):
     output_bytes: int = Field(default=1 << 20, ge=1024)
     max_processes: int = Field(default=32, ge=1)
     fresh_process_per_call: bool = False
+    replay_odds: int = Field(default=0, ge=0)
     fresh_sandbox: bool = False
     prompt_prefix: Literal["auto", "always", "never"] = "auto"
     stdio_compare: Literal["lines", "tokens", "exact"] = "lines"
@@ -148,6 +154,7 @@ class CodeGrader(KernelGrader):
             call_timeout_s=o.call_timeout_s,
             program_timeout_s=o.program_timeout_s,
             fresh_process_per_call=o.fresh_process_per_call,
+            replay_odds=o.replay_odds,
             fresh_sandbox=o.fresh_sandbox,
             prompt_prefix=o.prompt_prefix,
             stdio_compare=o.stdio_compare,

@@ -305,6 +305,7 @@ class _Calls:
     deadline: float
     call_timeout_s: float
     fresh_process: bool
+    replay_odds: int = 0  # see replay_rounds
     log: list[tuple[Any, Any, bytes, int]] = field(default_factory=list)
     failures: list[CallResult] = field(default_factory=list)
     raised: list[BaseException] = field(default_factory=list)
@@ -396,7 +397,7 @@ class _Calls:
         if self.fresh_process or len(self.log) < 2:
             return {}
         answers = [fingerprint for _, _, fingerprint, _ in self.log]
-        for round_ in range(replay_rounds(answers)):
+        for round_ in range(replay_rounds(answers, self.replay_odds)):
             unproven = self._replay_once(replay_order(answers, differ=round_ == 0))
             if unproven:
                 return unproven
@@ -453,10 +454,6 @@ _SESSION_GOES_ON = frozenset({"ok", "raised", "bad_value"})
 """Call statuses after which the session still runs (any other ends it)."""
 
 _SECRET = random.SystemRandom()
-_GUESSES = 20
-"""A program that knew it was being replayed, and which answer each of the first pass's calls
-wanted, would still have to guess the order of the replay's answers: the replay is repeated
-until all its guesses are right at most once in this many tries (``replay_rounds``)."""
 
 
 def replay_order(answers: list[Any], *, differ: bool = False) -> list[int]:
@@ -477,18 +474,20 @@ def replay_order(answers: list[Any], *, differ: bool = False) -> list[int]:
             return order
 
 
-def replay_rounds(answers: list[Any]) -> int:
+def replay_rounds(answers: list[Any], odds: int = 0) -> int:
     """How many replays, each in a fresh process and a new order, make a guess of every replay's
-    arrangement of ``answers`` right at most once in ``_GUESSES`` tries: the first replay is one
-    of M - 1 arrangements (M, the distinct arrangements of the answers: n! for n different
-    ones), each later one of M: one from 21 arrangements up, two from 6, three for 4 and 5,
-    four for 3, six for 2."""
-    arrangements = _arrangements(answers, cap=_GUESSES)
-    if arrangements < 2:
+    arrangement of ``answers`` right at most once in ``odds`` tries (the ``replay_odds``
+    option; 0 or 1: one replay). A program that knew it was being replayed, and which answer each
+    of the first pass's calls wanted, would still have to guess the order of the replay's
+    answers: the first replay is one of M - 1 arrangements (M, the distinct arrangements of the
+    answers: n! for n different ones), each later one of M. With odds of 20: one from 21
+    arrangements up, two from 6, three for 4 and 5, four for 3, six for 2."""
+    arrangements = _arrangements(answers, cap=odds)
+    if odds < 2 or arrangements < 2:
         return 1
-    rounds, odds = 1, arrangements - 1
-    while odds < _GUESSES:
-        rounds, odds = rounds + 1, odds * arrangements
+    rounds, chances = 1, arrangements - 1
+    while chances < odds:
+        rounds, chances = rounds + 1, chances * arrangements
     return rounds
 
 
@@ -965,6 +964,7 @@ class CodeKernel:
     call_timeout_s: float
     program_timeout_s: float
     fresh_process_per_call: bool = False
+    replay_odds: int = 0
     fresh_sandbox: bool = False
     prompt_prefix: str = "auto"
     stdio_compare: str = "lines"
@@ -1099,7 +1099,13 @@ class CodeKernel:
                 ]
             if spec.kind == "stdio":
                 return _run_stdio(spec, program, deadline, self.call_timeout_s, self.stdio_compare)
-            calls = _Calls(program, deadline, self.call_timeout_s, self.fresh_process_per_call)
+            calls = _Calls(
+                program,
+                deadline,
+                self.call_timeout_s,
+                self.fresh_process_per_call,
+                replay_odds=self.replay_odds,
+            )
             if spec.kind == "check":
                 return [_run_check(spec, calls, helpers)]
             return _run_cases(spec, calls, self.abs_tol, self.rel_tol)
