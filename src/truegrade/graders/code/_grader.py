@@ -81,7 +81,7 @@ class CodeOptions(GraderOptions):
     replay_odds: int = Field(default=0, ge=0)
     fresh_sandbox: bool = False
     prompt_prefix: Literal["auto", "always", "never"] = "auto"
-    stdio_compare: Literal["lines", "tokens", "exact"] = "lines"
+    stdio_compare: Literal["lines", "tokens", "tokens_ci", "exact"] = "lines"
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=0.0, ge=0)
     language: Literal["python", "cpp", "c", "java", "javascript", "go", "rust"] | None = None

@@ -53,6 +53,7 @@ from truegrade.graders.code._spec import Case, SpecProblem, TestSpec, parse_spec
 from truegrade.graders.code._stdio import (
     CheckerFailed,
     StdioSettings,
+    normalize_stdout,
     run_stdio_program,
     source_of,
 )
@@ -816,23 +817,6 @@ def _wrong_answer(compare: str | None, expected: Any, answer: Any) -> str:
     return f"expected {_short(expected)}, got {_short(answer)}"
 
 
-def normalize_stdout(text: str, compare: str) -> Any:
-    """The form stdout is compared in.
-
-    ``lines``: newlines normalized (``\\r\\n`` and ``\\r`` become ``\\n``), trailing whitespace
-    of each line and trailing empty lines ignored, leading whitespace significant; ``tokens``:
-    the whitespace-separated tokens; ``exact``: the text as is.
-    """
-    if compare == "exact":
-        return text
-    if compare == "tokens":
-        return text.split()
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
 def _run_stdio(
     spec: TestSpec, program: Program, deadline: float, timeout_s: float, compare: str
 ) -> list[TestOutcome]:
@@ -1098,7 +1082,9 @@ class CodeKernel:
                     TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason) for n in spec.test_names
                 ]
             if spec.kind == "stdio":
-                return _run_stdio(spec, program, deadline, self.call_timeout_s, self.stdio_compare)
+                return _run_stdio(
+                    spec, program, deadline, self.call_timeout_s, spec.compare or self.stdio_compare
+                )
             calls = _Calls(
                 program,
                 deadline,

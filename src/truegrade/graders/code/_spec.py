@@ -35,6 +35,7 @@ from truegrade.sandbox import PlainDataError, decode_value
 
 __all__ = [
     "CASE_COMPARES",
+    "STDOUT_COMPARES",
     "Case",
     "Checker",
     "SpecProblem",
@@ -42,6 +43,9 @@ __all__ = [
     "TestSpec",
     "parse_spec",
 ]
+
+STDOUT_COMPARES = ("lines", "tokens", "tokens_ci", "exact")
+"""How a stdin/stdout test's output may be compared (``normalize_stdout`` says how each reads)."""
 
 CASE_COMPARES = ("equal", "set", "not_none")
 """How a call case's answer meets its expected value: ``equal`` (strict equality, floats within
@@ -278,8 +282,8 @@ def parse_spec(reference: Any) -> TestSpec:
         if language_named(language) is None:
             raise SpecProblem(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
     compare = spec.get("compare")
-    if compare is not None and compare not in ("lines", "tokens", "exact"):
-        raise SpecProblem(f"'compare' must be lines, tokens or exact, not {compare!r}")
+    if compare is not None and compare not in STDOUT_COMPARES:
+        raise SpecProblem(f"'compare' must be one of {', '.join(STDOUT_COMPARES)}, not {compare!r}")
     return TestSpec(
         "stdio",
         stdio=[_stdio_case(c, i) for i, c in enumerate(raw)],

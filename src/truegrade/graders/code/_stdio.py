@@ -16,7 +16,7 @@ be something a program can choose. It is the dataset's fault instead (``CheckerF
 when the judge fails on the test's own expected output too, which no program's output changes.
 
 Per-test verdicts: ``accepted``, ``wrong_answer``, ``time_limit``, ``memory_limit``,
-``runtime_error``, ``compile_error``.
+``runtime_error``, ``output_limit`` (more output than the cap), ``compile_error``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from truegrade.graders.code._languages import Language, language_named, toolchain
 from truegrade.graders.code._program import extract_code
@@ -40,6 +41,7 @@ __all__ = [
     "CheckerFailed",
     "StdioSettings",
     "TestVerdict",
+    "normalize_stdout",
     "outputs_match",
     "run_stdio_program",
     "source_of",
@@ -51,6 +53,7 @@ VERDICTS = (
     "time_limit",
     "memory_limit",
     "runtime_error",
+    "output_limit",
     "compile_error",
 )
 """The per-test verdicts, as judges name them."""
@@ -132,6 +135,27 @@ def _tokens_match(actual: list[str], expected: list[str], abs_tol: float, rel_to
     return True
 
 
+def normalize_stdout(text: str, compare: str) -> Any:
+    """The form stdout is compared in.
+
+    ``lines``: newlines normalized (``\\r\\n`` and ``\\r`` become ``\\n``), trailing whitespace
+    of each line and trailing empty lines ignored, leading whitespace significant; ``tokens``:
+    the whitespace-separated tokens; ``tokens_ci``: the tokens with their letters lowered, as
+    the Kattis and DOMjudge default validators compare (``NaN`` is ``nan``, ``YES`` is ``yes``);
+    ``exact``: the text as is.
+    """
+    if compare == "exact":
+        return text
+    if compare == "tokens":
+        return text.split()
+    if compare == "tokens_ci":
+        return text.lower().split()
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def outputs_match(
     actual: str, expected: str, compare: str, abs_tol: float = 0.0, rel_tol: float = 0.0
 ) -> bool:
@@ -139,18 +163,17 @@ def outputs_match(
 
     ``exact``: byte for byte; ``lines``: line by line, trailing whitespace of each line and
     trailing empty lines ignored (leading whitespace counts); ``tokens``: the whitespace-
-    separated tokens. With a tolerance (``lines`` or ``tokens``), two tokens that differ as
-    text still match when both are finite numbers within it: ``0.3333333`` matches
-    ``0.33333334`` under ``abs_tol=1e-6``, ``nan`` only matches ``nan`` as text.
+    separated tokens; ``tokens_ci``: the same, letters compared without case. With a tolerance
+    (``lines`` or the tokens), two tokens that differ as text still match when both are finite
+    numbers within it: ``0.3333333`` matches ``0.33333334`` under ``abs_tol=1e-6``, ``nan``
+    only matches ``nan`` as text.
     """
-    from truegrade.graders.code._harness import normalize_stdout
-
     if compare == "exact":
         return actual == expected
     a, e = normalize_stdout(actual, compare), normalize_stdout(expected, compare)
     if not (abs_tol or rel_tol):
         return bool(a == e)
-    if compare == "tokens":
+    if compare in ("tokens", "tokens_ci"):
         return _tokens_match(a, e, abs_tol, rel_tol)
     return len(a) == len(e) and all(
         _tokens_match(x.split(), y.split(), abs_tol, rel_tol) for x, y in zip(a, e, strict=True)
@@ -211,8 +234,8 @@ def _failure(run: RunResult, language: Language, settings: StdioSettings) -> tup
     over = run.maxrss_kb > settings.memory_mb * 1024
     if run.status == "memory" or over or any(tell in stderr for tell in _OUT_OF_MEMORY):
         return "memory_limit", "memory_limit", f"ran out of its {settings.memory_mb} MB"
-    if run.status == "output_limit":
-        return "runtime_error", "output_limit", run.error
+    if run.status == "output_limit":  # judges name it apart from a crash (Kattis: OLE)
+        return "output_limit", "output_limit", run.error
     if run.status == "violation":
         return "runtime_error", "sandbox_violation", run.error
     tail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
