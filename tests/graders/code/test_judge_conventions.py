@@ -48,3 +48,23 @@ def test_output_past_the_cap_is_output_limit_not_a_crash():
     assert grade.error is None and grade.passed is False
     assert grade.subscores.get("output_limit") == 1.0, grade.subscores
     assert "output_limit" in grade.flags
+
+
+def test_a_test_the_budget_leaves_no_time_for_is_budget_exhausted_not_time_limit():
+    """Two tests with a 3 s limit each and a 1 s budget for the whole response: the first is
+    stopped when the budget runs out, short of its limit, the second is never run. Neither
+    reached its own limit, so neither is ``time_limit``."""
+    grader = CodeGrader.from_options({"program_timeout_s": 1.0})
+    loop = "while True:\n    pass\n"
+    tests = [{"stdin": "", "stdout": "1\n"}, {"stdin": "", "stdout": "1\n"}]
+    row = {
+        "response": f"```python\n{loop}```\n",
+        "reference": {"language": "python", "time_limit_s": 3, "stdio": tests},
+    }
+    grade = grader.grade(row)
+    assert grade.error is None and grade.passed is False
+    assert grade.subscores.get("budget_exhausted") == 2.0, grade.subscores
+    assert "time_limit" not in grade.subscores
+    assert "program_timeout_s" in grade.explanation
+    within = CodeGrader.from_options({"program_timeout_s": 30.0})
+    assert within.grade(row).subscores.get("time_limit") == 2.0  # its own limit, reached

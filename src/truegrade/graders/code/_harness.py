@@ -114,6 +114,10 @@ class CodeFlag:
     CHECKER_ERROR = "checker_error"
     """With ``bad_reference``: the row's special judge does not build, or gives no verdict on a
     test's own expected output (an error, not a fail)."""
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    """A stdin/stdout test not run, or stopped short of its time limit, because the response's
+    time budget (``program_timeout_s``) ran out: a fail, named for what happened, never taken
+    for a ``time_limit`` the program did not reach."""
     CHECKER_FAILED = "checker_failed"
     """The special judge crashed, was killed, ran past its bounds or exited with no verdict on
     the program's output, while it judges the test's expected output: a fail of that test, never

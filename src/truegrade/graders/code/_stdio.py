@@ -55,8 +55,10 @@ VERDICTS = (
     "runtime_error",
     "output_limit",
     "compile_error",
+    "budget_exhausted",
 )
-"""The per-test verdicts, as judges name them."""
+"""The per-test verdicts, as judges name them, and one of ours: ``budget_exhausted``, a test the
+response's time budget left no time for (not run, or stopped before its own limit)."""
 
 _MESSAGE_CHARS = 2000
 _OUT_OF_MEMORY = (
@@ -371,9 +373,8 @@ def run_stdio_program(
     for name, test in zip(names, tests, strict=True):
         left = deadline - time.monotonic()
         if left < 0.01:
-            verdicts.append(
-                TestVerdict(name, "time_limit", "the program's time budget ran out", "timeout")
-            )
+            reason = "not run: the response's time budget (program_timeout_s) ran out"
+            verdicts.append(TestVerdict(name, "budget_exhausted", reason, "budget_exhausted"))
             continue
         wall = min(settings.time_limit_s, left)
         result = executable.exec(
@@ -381,7 +382,13 @@ def run_stdio_program(
         )
         if result.status == "sandbox_error":
             raise SandboxError(result.error)
-        if result.status != "exited" or result.exit_code != 0:
+        if result.status == "timeout" and wall < settings.time_limit_s:
+            reason = (
+                f"stopped after {wall:.2f} s, when the response's time budget (program_timeout_s)"
+                f" ran out, short of its {settings.time_limit_s:g} s time limit"
+            )
+            verdicts.append(TestVerdict(name, "budget_exhausted", reason, "budget_exhausted"))
+        elif result.status != "exited" or result.exit_code != 0:
             verdict, flag, reason = _failure(result, language, settings)
             verdicts.append(TestVerdict(name, verdict, reason, flag))
         elif result.cpu_s > settings.time_limit_s:
