@@ -37,6 +37,7 @@ PACKAGES=(
     "nodejs       test      has node"                # JavaScript programs
     "golang-go    test      has go"                  # Go programs
     "rustc        test      has_rustc"               # Rust programs (Debian's, not a home toolchain)
+    "pypy3        test      has pypy3"               # Python as Kattis runs it (problem packages)
 )
 
 missing_packages() {

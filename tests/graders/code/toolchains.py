@@ -13,6 +13,7 @@ TOOLS = {
     "javascript": ("node", "nodejs"),
     "go": ("go", "golang-go"),
     "rust": ("rustc", "rustc"),
+    "pypy": ("pypy3", "pypy3"),
 }
 """Language: (the command it needs, its Debian package)."""
 

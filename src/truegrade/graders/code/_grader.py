@@ -104,7 +104,9 @@ class CodeOptions(GraderOptions):
     stdio_compare: Literal["lines", "tokens", "tokens_ci", "exact", "kattis"] = "lines"
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=0.0, ge=0)
-    language: Literal["python", "cpp", "c", "java", "javascript", "go", "rust"] | None = None
+    language: Literal["python", "cpp", "c", "java", "javascript", "go", "rust", "pypy"] | None = (
+        None
+    )
     stack_mb: int = Field(default=256, ge=8)
     compile_timeout_s: float = Field(default=60.0, gt=0)
     compile_memory_mb: int = Field(default=2048, ge=256)

@@ -291,6 +291,8 @@ class TestOutcome:
     flag: str | None = None
     reason: str = ""
     verdict: str = ""
+    cpu_s: float | None = None
+    """The CPU time the test's run used (stdin/stdout tests in a named language)."""
 
 
 class _SandboxBroke(BaseException):
@@ -1105,6 +1107,7 @@ class CodeKernel:
                 settings,
                 deadline,
                 spec.checker,
+                stop_at_failure=self.score == "all",
             )
         except CheckerFailed as exc:
             return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE, CodeFlag.CHECKER_ERROR)
@@ -1116,7 +1119,7 @@ class CodeKernel:
                 box.close()
         names = self.verdict_names
         outcomes = [
-            TestOutcome(v.name, v.passed, v.flag, v.reason, verdict_name(v.verdict, names))
+            TestOutcome(v.name, v.passed, v.flag, v.reason, verdict_name(v.verdict, names), v.cpu_s)
             for v in verdicts
         ]
         return _verdict(outcomes, [], sandboxed=box.sandboxed, mode=box.mode, score=self.score)
@@ -1256,6 +1259,9 @@ def _verdict(
         parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
     parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
     fraction = passed / total if total else 0.0
+    used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
+    if used:  # what a judge reports as the submission's time
+        counts["max_cpu_s"] = round(max(used), 3)
     return {
         "score": fraction if score == "fraction" else float(passed == total and total > 0),
         "passed": passed == total and total > 0,

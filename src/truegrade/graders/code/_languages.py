@@ -83,6 +83,8 @@ class Language:
     reserves_address_space: bool = False
     overhead_mb: int = 0
     own_stack: bool = False
+    fences: tuple[str, ...] = ()
+    """Fence tags its programs may also come under (PyPy runs programs fenced as Python)."""
 
     def limits(self, memory_mb: int, stack_mb: int) -> ExecLimits:
         """The memory limits of one test (the rule in this module's docstring).
@@ -116,6 +118,13 @@ def _python(interpreter: str, source: str, _memory_mb: int) -> Toolchain:
         [interpreter, "-I", "-S", "-B", f"{_SCRATCH}/{source}"],
         [source],
     )
+
+
+def _pypy(interpreter: str, source: str, memory_mb: int) -> Toolchain:
+    """PyPy, as Kattis runs Python 3; its collector's nursery is sized here, since it would read
+    the CPU's cache size from ``/proc``, which the sandbox hides (and warn on every run)."""
+    chain = _python(interpreter, source, memory_mb)
+    return Toolchain(chain.build, chain.run, chain.keep, {"PYPY_GC_NURSERY": "4M"})
 
 
 def _node(node: str, source: str, memory_mb: int) -> Toolchain:
@@ -189,6 +198,8 @@ LANGUAGES: dict[str, Language] = {
     for lang in (
         Language("python", ("py", "python3", "py3"), "python3", "python3", _fixed("main.py"),
                  _python),
+        Language("pypy", ("pypy3",), "pypy3", "pypy3", _fixed("main.py"), _pypy,
+                 fences=("python", "py", "python3", "py3")),
         Language("cpp", ("c++", "cc", "cxx", "g++", "cpp17"), "g++", "g++", _fixed("main.cpp"),
                  _gcc("gnu++17")),
         Language("c", ("gcc",), "gcc", "gcc", _fixed("main.c"), _gcc("gnu11")),

@@ -63,11 +63,12 @@ VERDICTS = (
     "output_limit",
     "compile_error",
     "budget_exhausted",
+    "not_run",
 )
-"""The per-test verdicts, as judges name them, and two of ours: ``idle_limit``, a test stopped
-by its wall-clock backstop before it used its CPU-time limit (it waited), and
-``budget_exhausted``, a test the response's time budget left no time for (not run, or stopped
-before its own limit)."""
+"""The per-test verdicts, as judges name them, and three of ours: ``idle_limit``, a test stopped
+by its wall-clock backstop before it used its CPU-time limit (it waited); ``budget_exhausted``,
+a test the response's time budget left no time for (not run, or stopped before its own limit);
+``not_run``, a test after the first failure when the grader stops there (``score: all``)."""
 
 _MESSAGE_CHARS = 2000
 _OUT_OF_MEMORY = (
@@ -159,6 +160,8 @@ class TestVerdict:
     verdict: str
     reason: str = ""
     flag: str | None = None
+    cpu_s: float | None = None
+    """The CPU time its run used (None: not run)."""
 
     @property
     def passed(self) -> bool:
@@ -167,7 +170,7 @@ class TestVerdict:
 
 def source_of(response: str, language: Language) -> str:
     """The program text: the last fenced block labelled with one of the language's names."""
-    return extract_code(response, frozenset((language.name, *language.aliases)))
+    return extract_code(response, frozenset((language.name, *language.aliases, *language.fences)))
 
 
 def _tokens_match(actual: list[str], expected: list[str], abs_tol: float, rel_tol: float) -> bool:
@@ -443,12 +446,17 @@ def run_stdio_program(
     settings: StdioSettings,
     deadline: float | None,
     checker: Checker | None = None,
+    *,
+    stop_at_failure: bool = False,
 ) -> list[TestVerdict]:
     """Build ``source`` and run it on every test; one verdict per test.
 
     ``deadline`` (a ``time.monotonic`` instant) is the response's time budget, when the user
     set one: a test it leaves no time for is ``budget_exhausted``. Without one, each test runs
     to its own limits (``stdio_bound_s`` bounds the whole).
+
+    ``stop_at_failure``: the tests after the first that fails are not run (``not_run``), as
+    judges stop; for a score that only counts a program passing every test.
 
     Raises:
         CheckerFailed: the special judge does not build, or fails on a test's expected output.
@@ -461,8 +469,12 @@ def run_stdio_program(
         return [TestVerdict(n, "compile_error", reason, "compile_error") for n in names]
     judge = _Judge(judge_box(), checker, settings) if checker is not None else None
     limits = language.limits(settings.memory_mb, settings.stack_mb)
-    verdicts = []
+    verdicts: list[TestVerdict] = []
     for name, test in zip(names, tests, strict=True):
+        if stop_at_failure and verdicts and not verdicts[-1].passed:
+            reason = "not run: an earlier test failed (judges stop at the first failure)"
+            verdicts.append(TestVerdict(name, "not_run", reason))
+            continue
         wall = settings.wall_s
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -482,34 +494,44 @@ def run_stdio_program(
         )
         if result.status == "sandbox_error":
             raise SandboxError(result.error)
-        cut = wall < settings.wall_s and result.cpu_s < settings.time_limit_s
-        if result.status == "timeout" and cut:
-            reason = (
-                f"stopped after {wall:.2f} s, when the response's time budget (program_timeout_s)"
-                f" ran out, with {result.cpu_s:.2f} s of its {settings.time_limit_s:g} s of CPU "
-                "time used"
-            )
-            verdicts.append(TestVerdict(name, "budget_exhausted", reason, "budget_exhausted"))
-        elif result.status != "exited" or result.exit_code != 0:
-            verdict, flag, reason = _failure(result, language, settings)
-            verdicts.append(TestVerdict(name, verdict, reason, flag))
-        elif result.cpu_s > settings.time_limit_s:
-            reason = f"used {result.cpu_s:.2f} s of CPU, over the {settings.time_limit_s:g} s limit"
-            verdicts.append(TestVerdict(name, "time_limit", reason, "timeout"))
-        elif judge is not None:
-            judged, said = judge.judge(name, test, result.stdout)
-            if judged == "accepted":
-                verdicts.append(TestVerdict(name, "accepted"))
-            elif judged == "rejected":
-                reason = f"the checker says: {said}" if said else "the checker rejects the output"
-                verdicts.append(TestVerdict(name, "wrong_answer", reason, "wrong_answer"))
-            else:
-                reason = f"the checker gives no verdict on this output: {said}"
-                verdicts.append(TestVerdict(name, "wrong_answer", reason, "checker_failed"))
-        else:
-            why = judged_text(test, result.stdout, settings)
-            if why:
-                verdicts.append(TestVerdict(name, "wrong_answer", why, "wrong_answer"))
-            else:
-                verdicts.append(TestVerdict(name, "accepted"))
+        verdict = _judged(name, test, result, language, settings, wall, judge)
+        verdicts.append(replace(verdict, cpu_s=result.cpu_s))
     return verdicts
+
+
+def _judged(
+    name: str,
+    test: StdioCase,
+    result: RunResult,
+    language: Language,
+    settings: StdioSettings,
+    wall: float,
+    judge: _Judge | None,
+) -> TestVerdict:
+    """The verdict on one test's run."""
+    limit = settings.time_limit_s
+    if result.status == "timeout" and wall < settings.wall_s and result.cpu_s < limit:
+        reason = (
+            f"stopped after {wall:.2f} s, when the response's time budget (program_timeout_s)"
+            f" ran out, with {result.cpu_s:.2f} s of its {limit:g} s of CPU time used"
+        )
+        return TestVerdict(name, "budget_exhausted", reason, "budget_exhausted")
+    if result.status != "exited" or result.exit_code != 0:
+        verdict, flag, reason = _failure(result, language, settings)
+        return TestVerdict(name, verdict, reason, flag)
+    if result.cpu_s > limit:
+        reason = f"used {result.cpu_s:.2f} s of CPU, over the {limit:g} s limit"
+        return TestVerdict(name, "time_limit", reason, "timeout")
+    if judge is None:
+        why = judged_text(test, result.stdout, settings)
+        if why:
+            return TestVerdict(name, "wrong_answer", why, "wrong_answer")
+        return TestVerdict(name, "accepted")
+    judged, said = judge.judge(name, test, result.stdout)
+    if judged == "accepted":
+        return TestVerdict(name, "accepted")
+    if judged == "rejected":
+        reason = f"the checker says: {said}" if said else "the checker rejects the output"
+        return TestVerdict(name, "wrong_answer", reason, "wrong_answer")
+    reason = f"the checker gives no verdict on this output: {said}"
+    return TestVerdict(name, "wrong_answer", reason, "checker_failed")

@@ -1,0 +1,4 @@
+import sys
+
+print("wrong entry point!")
+sys.exit(1)

@@ -1,0 +1,1 @@
+../ac_or_wa/ac.cpp

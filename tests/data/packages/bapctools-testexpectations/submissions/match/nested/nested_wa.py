@@ -1,0 +1,1 @@
+../match_wa.py
