@@ -846,6 +846,10 @@ class Zygote:
             self.build(header, blob)
         elif op == "exec":
             self.exec(header, blob)
+        elif op == "image":
+            self.send_image()
+        elif op == "install":
+            self.install(header, blob)
         elif op == "unload":
             self.end_session()
             self.code = self.entry = self.image = None
@@ -1207,6 +1211,38 @@ class Zygote:
 
         if self.placed(place):
             self.spawn(header, stdin[:split], started)
+
+    def send_image(self) -> None:
+        """The image of the last build, to the harness, which may keep it for an identical build
+        (``install``). Only bytes the build left cross; nothing here reads or runs them."""
+        image = self.image or []
+        files = [[name, mode, len(data)] for name, mode, data in image]
+        self.send({"op": "image", "files": files}, b"".join(data for _, _, data in image))
+
+    def install(self, header: dict[str, Any], blob: bytes) -> None:
+        """Take an image the harness kept from an earlier build of the very same inputs, in
+        place of building again: ``files`` is ``[[name, mode, length], ...]``, the bytes one
+        after the other in ``blob``. Nothing runs and nothing is written until an ``exec``,
+        which writes it into an emptied scratch directory as it would a fresh build's."""
+        started = time.monotonic()
+        self.end_session()
+        self.code = self.entry = None
+        self.image = None
+        image: list[tuple[str, int, bytes]] = []
+        start = 0
+        try:
+            for name, mode, length in header.get("files") or []:
+                name, length = str(name), int(length)
+                if not name or "/" in name or name in (".", "..") or length < 0:
+                    raise ValueError(f"not a plain file name: {name!r}")
+                image.append((name, int(mode) & 0o755, blob[start : start + length]))
+                start += length
+        except (TypeError, ValueError) as exc:
+            said = f"cannot take the image: {exc}".encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return
+        self.image = image
+        self.send_done({"image_files": sorted(name for name, _, _ in image)}, started)
 
     def placed(self, write: Any) -> bool:
         """Run ``write`` (files into the scratch directory); on failure report it and say so."""
