@@ -338,6 +338,8 @@ _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
+_MS_REMOUNT = 32
+_MS_BIND = 4096
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 
@@ -478,8 +480,9 @@ def _drop_capabilities() -> None:
 
 def _isolate_natively(config: dict[str, Any]) -> None:
     """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
-    namespaces, a fresh ``/proc``, a private tmpfs scratch directory and an empty read-only
-    tmpfs over each third-party package directory (``hidden_dirs``), then no capabilities.
+    namespaces, a fresh ``/proc``, a private tmpfs scratch directory, an empty read-only
+    tmpfs over each third-party package directory (``hidden_dirs``), each extra read-only
+    directory (``read_only_dirs``) bound read-only onto itself, then no capabilities.
 
     The masks are mounts of this mount namespace, made before Landlock opens its read rules,
     so a rule on the interpreter's prefix allows reading the empty masks and nothing beneath
@@ -529,8 +532,27 @@ def _isolate_natively(config: dict[str, Any]) -> None:
             _libc.mount(b"tmpfs", path.encode(), b"tmpfs", empty, b"size=4k,mode=555"),
             f"hiding {path}",
         )
+    for path in config.get("read_only_dirs") or []:
+        _bind_read_only(path)
     _libc.sethostname(b"sandbox", 7)
     _drop_capabilities()
+
+
+def _bind_read_only(path: str) -> None:
+    """Make ``path`` read-only for this mount namespace: bound onto itself, then remounted
+    read-only (keeping the flags the host's mount locks: ``noexec``), as bubblewrap's
+    ``--ro-bind`` does. Landlock refuses writes but not a change of mode or times, and the
+    sandbox's uid owns what the harness's user owns: a task could otherwise ``chmod 000`` a
+    shared directory (the precompiled headers) and fail every later build that reads it.
+    A directory that is not there is skipped, as ``--ro-bind-try`` would."""
+    if not os.path.isdir(path):
+        return
+    where = path.encode()
+    _check(_libc.mount(where, where, None, _MS_BIND, None), f"binding {path}")
+    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+    if os.statvfs(path).f_flag & os.ST_NOEXEC:
+        flags |= _MS_NOEXEC
+    _check(_libc.mount(None, where, None, flags, None), f"making {path} read-only")
 
 
 # -- the child's side of a task (runs after fork, before and around the program) ------------------
