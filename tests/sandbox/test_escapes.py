@@ -83,19 +83,28 @@ def test_writes_outside_the_scratch_directory_do_not_reach_the_host(box, outside
         assert not target.exists(), target
 
 
-def test_a_read_only_directory_cannot_be_changed_at_all(box, outside):
-    # shared with every build (the precompiled headers): under Landlock alone a task owning the
-    # files could still change their mode or times, and a 'chmod 000' would fail later builds
+def test_no_host_file_can_be_changed_at_all(box, outside):
+    # a read-only directory shared with every build (the precompiled headers), a host file
+    # outside any, the system: under Landlock alone a task owning the files (the harness's
+    # user: root owns /usr) could still change their mode or times; a 'chmod 000' of the
+    # headers would fail every later build
     shared = outside / f"shared-{secrets.token_hex(4)}"
     (shared / "bits").mkdir(parents=True)
     (shared / "bits" / "header.gch").write_text("pch")
-    before = {p: (p.stat().st_mode, p.stat().st_mtime_ns) for p in (shared, shared / "bits")}
-    before[shared / "bits" / "header.gch"] = (0, 0)
+    plain = outside / f"plain-{secrets.token_hex(4)}"
+    plain.write_text("host")
+    system = shutil.which("env") or "/usr/bin/env"
+    watched = [shared, shared / "bits", shared / "bits" / "header.gch", plain, Path(system)]
+    before = {p: (p.stat().st_mode, p.stat().st_mtime_ns) for p in watched}
+    same = before[Path(system)][0] & 0o7777
     attempt = f"""
         import os
         base = {str(shared)!r}
         gch = base + "/bits/header.gch"
         for name, act in [
+            ("chmod host file", lambda: os.chmod({str(plain)!r}, 0o600)),
+            ("utime host file", lambda: os.utime({str(plain)!r}, (0, 0))),
+            ("chmod system file, same mode", lambda: os.chmod({system!r}, {same})),
             ("chmod file", lambda: os.chmod(gch, 0)),
             ("chmod dir", lambda: os.chmod(base + "/bits", 0)),
             ("utime", lambda: os.utime(gch, (0, 0))),
@@ -117,8 +126,7 @@ def test_a_read_only_directory_cannot_be_changed_at_all(box, outside):
     assert (shared / "bits" / "header.gch").read_text() == "pch"
     assert sorted(p.name for p in shared.rglob("*")) == ["bits", "header.gch"]
     for path, (mode, mtime) in before.items():
-        if mode:
-            assert (path.stat().st_mode, path.stat().st_mtime_ns) == (mode, mtime), path
+        assert (path.stat().st_mode, path.stat().st_mtime_ns) == (mode, mtime), path
 
 
 def test_a_secret_planted_outside_cannot_be_read(box, outside):

@@ -1100,7 +1100,6 @@ class Sandbox:
             "landlock": cfg.landlock and mode != "none",
             "read_paths": read_paths,
             "hidden_dirs": hidden,
-            "read_only_dirs": list(cfg.read_only_dirs),
             "file_rules": _launch.file_rules(),
             "preimport": list(cfg.preimport),
             "wipe_s": cfg.wipe_s,

@@ -338,8 +338,11 @@ _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
-_MS_REMOUNT = 32
-_MS_BIND = 4096
+_SYS_MOUNT_SETATTR = 442  # the same number on every architecture
+_AT_FDCWD = -100
+_AT_RECURSIVE = 0x8000
+_MOUNT_ATTR_RDONLY = 1
+_MOUNT_ATTR_NOSUID = 2
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 
@@ -480,9 +483,9 @@ def _drop_capabilities() -> None:
 
 def _isolate_natively(config: dict[str, Any]) -> None:
     """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
-    namespaces, a fresh ``/proc``, a private tmpfs scratch directory, an empty read-only
-    tmpfs over each third-party package directory (``hidden_dirs``), each extra read-only
-    directory (``read_only_dirs``) bound read-only onto itself, then no capabilities.
+    namespaces, every mount of the host read-only, a fresh ``/proc``, a private tmpfs scratch
+    directory, an empty read-only tmpfs over each third-party package directory
+    (``hidden_dirs``), then no capabilities.
 
     The masks are mounts of this mount namespace, made before Landlock opens its read rules,
     so a rule on the interpreter's prefix allows reading the empty masks and nothing beneath
@@ -517,6 +520,7 @@ def _isolate_natively(config: dict[str, Any]) -> None:
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     scratch = config["scratch"]
     _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+    _read_only_everywhere()
     size = f"size={config['scratch_mb']}m,mode=1777".encode()
     _check(
         _libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, size),
@@ -532,27 +536,41 @@ def _isolate_natively(config: dict[str, Any]) -> None:
             _libc.mount(b"tmpfs", path.encode(), b"tmpfs", empty, b"size=4k,mode=555"),
             f"hiding {path}",
         )
-    for path in config.get("read_only_dirs") or []:
-        _bind_read_only(path)
     _libc.sethostname(b"sandbox", 7)
     _drop_capabilities()
 
 
-def _bind_read_only(path: str) -> None:
-    """Make ``path`` read-only for this mount namespace: bound onto itself, then remounted
-    read-only (keeping the flags the host's mount locks: ``noexec``), as bubblewrap's
-    ``--ro-bind`` does. Landlock refuses writes but not a change of mode or times, and the
-    sandbox's uid owns what the harness's user owns: a task could otherwise ``chmod 000`` a
-    shared directory (the precompiled headers) and fail every later build that reads it.
-    A directory that is not there is skipped, as ``--ro-bind-try`` would."""
-    if not os.path.isdir(path):
-        return
-    where = path.encode()
-    _check(_libc.mount(where, where, None, _MS_BIND, None), f"binding {path}")
-    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
-    if os.statvfs(path).f_flag & os.ST_NOEXEC:
-        flags |= _MS_NOEXEC
-    _check(_libc.mount(None, where, None, flags, None), f"making {path} read-only")
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _read_only_everywhere() -> None:
+    """Make every mount this namespace inherited from the host read-only and ``nosuid``, at
+    once (``mount_setattr`` with ``AT_RECURSIVE``, Linux 5.12, older than any Landlock).
+
+    Landlock refuses reads and writes but not a change of a file's mode, owner or times, and
+    the sandbox's uid is the harness's user on the host: without this a task could ``chmod``
+    whatever that user owns (all of ``/usr`` when it is root; the precompiled headers every
+    later build reads). Bubblewrap's binds are read-only for the same reason. Only mounts made
+    after this one (the scratch tmpfs, ``/proc``, the masks) are not: the masks are read-only
+    mounts of their own."""
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID, 0, 0, 0)
+    _check(
+        _libc.syscall(
+            _SYS_MOUNT_SETATTR,
+            ctypes.c_int(_AT_FDCWD),
+            ctypes.c_char_p(b"/"),
+            ctypes.c_uint(_AT_RECURSIVE),
+            ctypes.byref(attr),
+            ctypes.c_size_t(ctypes.sizeof(attr)),
+        ),
+        "making the host's mounts read-only",
+    )
 
 
 # -- the child's side of a task (runs after fork, before and around the program) ------------------
