@@ -184,6 +184,11 @@ class KernelGrader(BaseGrader):
     def payload(self, sample: Sample) -> Any:
         return (sample.response_text, sample.reference)
 
+    def batch_timeout_s(self, kernel: Kernel, payloads: list[Any]) -> float:
+        """The hard per-item deadline of a batch (a grader whose items' work depends on the
+        row, as a program's tests, sizes it from the payloads)."""
+        return self.timeout_s
+
     # -- running ---------------------------------------------------------------------------------
 
     def _grade_valid(self, samples: list[Sample]) -> list[Grade]:
@@ -192,7 +197,7 @@ class KernelGrader(BaseGrader):
         if self.execution == "inline":
             return [_run_inline(kernel, p) for p in payloads]
         engine = self.engine or default_engine()
-        outcomes = engine.map(kernel, payloads, timeout_s=self.timeout_s)
+        outcomes = engine.map(kernel, payloads, timeout_s=self.batch_timeout_s(kernel, payloads))
         return [grade_from_outcome(o) for o in outcomes]
 
     async def _agrade_valid(self, samples: list[Sample]) -> list[Grade]:
@@ -200,8 +205,9 @@ class KernelGrader(BaseGrader):
             return self._grade_valid(samples)
         kernel = self.kernel()
         engine = self.engine or default_engine()
+        payloads = [self.payload(s) for s in samples]
         outcomes = await engine.amap(
-            kernel, [self.payload(s) for s in samples], timeout_s=self.timeout_s
+            kernel, payloads, timeout_s=self.batch_timeout_s(kernel, payloads)
         )
         return [grade_from_outcome(o) for o in outcomes]
 

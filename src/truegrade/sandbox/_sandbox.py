@@ -38,6 +38,7 @@ from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
 from truegrade.sandbox._zygote import (
     _LENGTH,
+    STREAM_BYTES_MAX,
     PlainDataError,
     decode_value,
     encode_value,
@@ -246,13 +247,15 @@ class RunResult:
     """What one run of a whole program (stdin in, stdout out) came to.
 
     Attributes:
-        status: ``exited`` (see ``exit_code``), ``timeout``, ``output_limit``, ``violation``,
-            ``crashed``, ``memory``, ``sandbox_error``.
+        status: ``exited`` (see ``exit_code``), ``timeout`` (the wall-clock deadline),
+            ``cpu_limit`` (the CPU-time limit), ``output_limit``, ``violation``, ``crashed``,
+            ``memory``, ``sandbox_error``.
         exit_code: The exit status when ``status == "exited"``.
         stdout / stderr: What it printed (decoded as UTF-8, capped).
         error: A human-readable account of anything but a clean exit.
         elapsed_s: Time the run took.
-        cpu_s: CPU time of the run's main process.
+        cpu_s: CPU time of the run (its process tree's, as far as the sandbox can see it: all
+            of it in a private PID namespace).
         maxrss_kb: Peak resident memory of the run's main process.
         files: For a build, the files it made that are kept for the runs.
     """
@@ -620,16 +623,30 @@ class Program:
                 channel.close()
             self._channel = self._new_session()
 
-    def run(self, stdin: str | bytes, *, timeout_s: float) -> RunResult:
+    def run(
+        self,
+        stdin: str | bytes,
+        *,
+        timeout_s: float,
+        cpu_s: float | None = None,
+        output_bytes: int | None = None,
+    ) -> RunResult:
         """Run the program as ``__main__`` in a fresh process with ``stdin``; stdout and stderr
-        come back (each capped)."""
+        come back (each capped). With ``cpu_s`` the run is stopped at that much CPU time
+        (``cpu_limit``) and ``timeout_s`` is only its wall-clock backstop; ``output_bytes`` caps
+        each stream (default the sandbox's)."""
         if self.sandbox._spoiled == (self._generation, self._load):
             return RunResult("violation", error=_UNCLEAN)
         problem = self._usable()
         if problem is not None:
             return RunResult("sandbox_error", error=problem)
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-        return self.sandbox._task({"op": "run", "timeout_s": timeout_s}, data, timeout_s)
+        header: dict[str, Any] = {"op": "run", "timeout_s": timeout_s}
+        if cpu_s is not None:
+            header["cpu_s"] = cpu_s
+        if output_bytes is not None:
+            header["output_bytes"] = int(output_bytes)
+        return self.sandbox._task(header, data, timeout_s)
 
     def close(self) -> None:
         """Let go of the program's session. The zygote ends it (and forgets the program) when
@@ -715,6 +732,8 @@ def _ended(header: dict[str, Any], timeout_s: float) -> tuple[str, str] | None:
         return "timeout", f"ran past its {timeout_s:g} s deadline and was killed"
     if how == "output_limit":
         return "output_limit", "wrote more than the output limit and was killed"
+    if how == "cpu_limit" or header.get("signal") == "SIGXCPU":
+        return "cpu_limit", "used up its CPU-time limit and was killed"
     if "signal" in header:
         return _signal_outcome(str(header["signal"]))
     return None
@@ -870,14 +889,17 @@ class Executable:
         env: dict[str, str] | None = None,
         limits: ExecLimits | None = None,
         files: dict[str, bytes] | None = None,
+        output_bytes: int | None = None,
     ) -> RunResult:
         """Execute ``argv`` (an absolute path first) in the scratch directory, on ``stdin``.
 
         Args:
-            timeout_s: Wall-clock deadline; ``cpu_s`` the CPU-time limit (default the same).
+            timeout_s: Wall-clock deadline; ``cpu_s`` the CPU-time limit of the whole process
+                tree (default the same), which stops the run as ``cpu_limit``.
             env: The whole environment of the process (nothing else is passed on).
             limits: Its memory limits.
             files: Extra files written next to the build's output for this run only.
+            output_bytes: The cap of stdout and of stderr (default the sandbox's).
         """
         if not self.ok:
             return RunResult("sandbox_error", error="the build did not succeed")
@@ -890,6 +912,8 @@ class Executable:
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
         header = _task_header(argv, timeout_s, cpu_s, env, limits, files)
         header.update(op="exec", stdin_len=len(data))
+        if output_bytes is not None:
+            header["output_bytes"] = int(output_bytes)
         blob = data + b"".join((files or {}).values())
         return self.sandbox._task(header, blob, timeout_s)
 
@@ -1425,7 +1449,7 @@ class Sandbox:
         self._fill(_HEAD_BYTES, deadline)
         head_len = int.from_bytes(self._buffer[:4], "big")
         blob_len = int.from_bytes(self._buffer[4:8], "big")
-        max_blob = max_blob or 4 * self.config.output_bytes + 64
+        max_blob = max_blob or 4 * max(self.config.output_bytes, STREAM_BYTES_MAX) + 64
         if head_len > _MAX_HEADER or blob_len > max_blob:
             raise SandboxError("the sandbox sent an oversized frame")
         total = _HEAD_BYTES + head_len + blob_len

@@ -49,6 +49,7 @@ from typing import Any
 __all__ = [
     "MAX_COLLISIONS",
     "PLAIN_TYPES",
+    "STREAM_BYTES_MAX",
     "PlainDataError",
     "crowded",
     "decode_value",
@@ -620,9 +621,50 @@ def _limit_memory(limits: dict[str, Any]) -> None:
 
 
 def _limit_cpu(seconds: float) -> None:
-    """CPU time is counted per process, so each task gets its own limit: SIGXCPU, then SIGKILL."""
+    """CPU time is counted per process, so each task gets its own limit: SIGXCPU, then SIGKILL.
+    Whole seconds only: the backstop of the process tree's limit, which the zygote watches."""
     cpu_s = max(1, math.ceil(seconds) + 1)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+
+
+def _cpu_limit(header: dict[str, Any]) -> float | None:
+    value: Any = header.get("cpu_s")
+    return float(value) if type(value) in (int, float) and value > 0 else None
+
+
+STREAM_BYTES_MAX = 64 << 20
+
+
+def _output_bytes(header: dict[str, Any]) -> int | None:
+    """A task's own stream cap (a judge's 8 MiB), never above what the zygote will hold."""
+    value = header.get("output_bytes")
+    return min(int(value), STREAM_BYTES_MAX) if type(value) is int and value > 0 else None
+
+
+_CPU_WATCH_S = 0.02
+"""How often the zygote reads a task's CPU time while it runs (the most a task overruns its
+CPU-time limit by)."""
+_PID_PROBE = 64
+"""PIDs past the highest live one of a task that are probed for new processes."""
+_PID_WINDOW = 4096
+"""The most PIDs probed at one look (a process that churns through PIDs faster is still held by
+the per-process CPU limit, the process limit and the wall-clock backstop)."""
+
+
+def _process_cpu(pid: int) -> float | None:
+    """A live process's CPU time (all its threads'), by its CPU-time clock, which needs no
+    ``/proc`` (Landlock hides it from the zygote too); None when ``pid`` is no process (or a
+    thread that does not lead one)."""
+    try:
+        return time.clock_gettime((~pid << 3) | 2)  # CPUCLOCK_SCHED of a process's clock
+    except OSError:
+        return None
+
+
+def _children_cpu() -> float:
+    """CPU time of every process this one has reaped, and of what they reaped."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _place(placed: dict[int, int], *, orphan_guard: bool) -> None:
@@ -1055,7 +1097,7 @@ class Zygote:
 
         def setup() -> None:
             _limit_memory({"as_mb": self.limits["memory_mb"]})
-            _limit_cpu(timeout_s)
+            _limit_cpu(_cpu_limit(header) or timeout_s)
             if self.program_filter is not None:
                 self.program_filter.install()
             _reopen_streams()
@@ -1066,7 +1108,7 @@ class Zygote:
         pid, in_w, readers = child
         if pid == 0:
             _run_program(self.code)
-        self.supervise(pid, started, timeout_s, stdin, in_w, readers)
+        self.supervise(pid, started, header, stdin, in_w, readers)
 
     def fork_child(self, setup: Callable[[], None]) -> tuple[int, int, list[int]] | None:
         """Fork a child with pipes for its standard streams and, on descriptor 3, a pipe that
@@ -1105,7 +1147,7 @@ class Zygote:
         self,
         pid: int,
         started: float,
-        timeout_s: float,
+        header: dict[str, Any],
         stdin: bytes,
         in_w: int,
         readers: list[int],
@@ -1116,8 +1158,21 @@ class Zygote:
         ``before_wipe(how, status)``, when given, runs once every process of the task is gone
         and before the scratch directory is emptied (a build keeps its output there); what it
         returns is added to the report.
+
+        From the task's ``header``: ``timeout_s``, the wall-clock deadline; ``output_bytes``,
+        the cap of each stream (the sandbox's own when absent); ``cpu_s``, the CPU-time limit:
+        the task's CPU time (its whole process tree's, as judges count it) is read every
+        ``_CPU_WATCH_S`` and the task killed (``cpu_limit``) once it reaches it, so the deadline
+        is only the backstop of a task that waits.
         """
-        deadline = started + timeout_s
+        deadline = started + float(header["timeout_s"])
+        cpu_limit = _cpu_limit(header)
+        output_bytes = _output_bytes(header) or self.output_bytes
+        reaped_before = _children_cpu()
+        tree_cpu = 0.0
+        probe = [pid]
+        probe_end: tuple[int, Any] | None = None  # the main process's end, when a look reaped it
+        next_watch = time.monotonic() + _CPU_WATCH_S
         data: list[list[bytes]] = [[] for _ in readers]
         sizes = [0] * len(readers)
         slot = {fd: i for i, fd in enumerate(readers)}
@@ -1136,14 +1191,25 @@ class Zygote:
         open_readers = len(readers)
         how, status = "exited", -1
         while open_readers or status < 0:
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            left = deadline - now
             if left <= 0:
                 how = "timeout"
                 break
-            for fd, _ in poller.poll(left * 1000):
+            if cpu_limit is not None:
+                if now >= next_watch:
+                    next_watch = now + _CPU_WATCH_S
+                    used, main_end = self.tree_cpu(pid, reaped_before, probe)
+                    tree_cpu = max(tree_cpu, used)
+                    probe_end = probe_end or main_end
+                    if tree_cpu >= cpu_limit:
+                        how = "cpu_limit"
+                        break
+                left = min(left, next_watch - now)
+            for fd, _ in poller.poll(max(left, 0.0) * 1000):
                 if fd == pidfd:
                     poller.unregister(pidfd)
-                    _, status, usage = os.wait4(pid, 0)
+                    status, usage = probe_end or os.wait4(pid, 0)[1:]
                     self.kill_strays(pid)  # its leftovers would hold the pipes open
                 elif fd == in_w:
                     pending = self.feed(in_w, pending)
@@ -1159,7 +1225,7 @@ class Zygote:
                         open_readers -= 1
                         continue
                     sizes[i] += len(chunk)
-                    if sizes[i] > self.output_bytes:
+                    if sizes[i] > output_bytes:
                         how = "output_limit"
                         break
                     data[i].append(chunk)
@@ -1169,31 +1235,34 @@ class Zygote:
             self.kill_strays(pid)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            _, status, usage = os.wait4(pid, 0)
+            status, usage = probe_end or os.wait4(pid, 0)[1:]
         elapsed = time.monotonic() - started
         self.reap()
         for fd in [*readers, pidfd, in_w]:
             if fd >= 0:
                 os.close(fd)
-        header: dict[str, Any] = {
+        cpu = usage.ru_utime + usage.ru_stime
+        if self.own_pid_namespace:  # every process of the task was ours to reap
+            cpu = max(cpu, _children_cpu() - reaped_before)
+        report: dict[str, Any] = {
             "op": "done",
             "how": how,
             "elapsed_s": elapsed,
-            "cpu_s": usage.ru_utime + usage.ru_stime,
+            "cpu_s": max(cpu, tree_cpu),
             "maxrss_kb": usage.ru_maxrss,
         }
         if before_wipe is not None:
-            header.update(before_wipe(how, status))
-        self.clean_up(header)
+            report.update(before_wipe(how, status))
+        self.clean_up(report)
         blobs = [b"".join(chunks) for chunks in data]
         if os.WIFSIGNALED(status):
-            header["signal"] = signal.Signals(os.WTERMSIG(status)).name
+            report["signal"] = signal.Signals(os.WTERMSIG(status)).name
             if how == "exited":
-                header["how"] = "signaled"
+                report["how"] = "signaled"
         else:
-            header["code"] = os.WEXITSTATUS(status)
-        header["lens"] = [len(b) for b in blobs]
-        self.send(header, b"".join(blobs))
+            report["code"] = os.WEXITSTATUS(status)
+        report["lens"] = [len(b) for b in blobs]
+        self.send(report, b"".join(blobs))
 
     # -- programs of any language: a build, then executions of what it made --
 
@@ -1321,7 +1390,7 @@ class Zygote:
             except OSError as exc:
                 os.write(2, f"cannot execute {argv[0]}: {exc.strerror}\n".encode())
             os._exit(127)
-        self.supervise(pid, started, timeout_s, stdin, in_w, readers, before_wipe)
+        self.supervise(pid, started, header, stdin, in_w, readers, before_wipe)
 
     def send_done(self, extra: dict[str, Any], started: float) -> None:
         """The report of a task that ran nothing (a build with no build command)."""
@@ -1378,6 +1447,40 @@ class Zygote:
             return pending[:0]
 
     # -- cleaning up --
+
+    def tree_cpu(
+        self, pid: int, reaped_before: float, probe: list[int]
+    ) -> tuple[float, tuple[int, Any] | None]:
+        """The CPU time a running task has used so far, and the main process's (status, usage)
+        when this look reaped it.
+
+        As PID 1 of a private PID namespace, the task's processes are the only others, each
+        given a higher PID than the one before: the zygote first reaps the orphans that ended
+        (their time then counts among its children's), then adds the main process's clock,
+        the clocks of live processes up to a little past the highest PID seen (``probe`` keeps
+        it), and what it reaped since the task started. Otherwise, the main process's own
+        clock (the per-process ``RLIMIT_CPU`` bounds the others). Either way, what a process's
+        children used once they are reaped shows in the exact count taken at the end."""
+        if not self.own_pid_namespace:
+            return _process_cpu(pid) or 0.0, None
+        main_end = None
+        while True:
+            try:
+                done, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if done == 0:
+                break
+            if done == pid:
+                main_end = (status, usage)
+        total = (_process_cpu(pid) or 0.0) + _children_cpu() - reaped_before
+        top = probe[0] + _PID_PROBE
+        for other in range(max(pid + 1, top - _PID_WINDOW), top + 1):
+            used = _process_cpu(other)
+            if used is not None:
+                total += used
+                probe[0] = max(probe[0], other)
+        return total, main_end
 
     def kill_strays(self, pid: int) -> None:
         """Kill what a task left behind: as PID 1 of a private PID namespace, every other process

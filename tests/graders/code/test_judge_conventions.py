@@ -42,7 +42,7 @@ def test_an_unknown_comparison_names_the_ones_there_are():
 
 
 def test_output_past_the_cap_is_output_limit_not_a_crash():
-    grader = CodeGrader.from_options({"call_timeout_s": 5, "output_bytes": 65536})
+    grader = CodeGrader.from_options({"call_timeout_s": 5, "stdout_bytes": 65536})
     flood = "import sys\nsys.stdout.write('x' * 200000)\n"
     grade = grader.grade(_row(flood, "x\n"))
     assert grade.error is None and grade.passed is False
@@ -68,3 +68,97 @@ def test_a_test_the_budget_leaves_no_time_for_is_budget_exhausted_not_time_limit
     assert "program_timeout_s" in grade.explanation
     within = CodeGrader.from_options({"program_timeout_s": 30.0})
     assert within.grade(row).subscores.get("time_limit") == 2.0  # its own limit, reached
+
+
+def test_the_default_output_cap_is_a_judges_8_mib_and_a_row_may_set_its_own():
+    """Kattis allows 8 MiB of output: a correct 2 MB answer passes at the grader's defaults,
+    and a row's ``output_mb`` (a package's output limit) takes the default's place."""
+    big = "print('x' * 2_000_000)\n"
+    row = _row(big, "x" * 2_000_000 + "\n")
+    grader = CodeGrader.from_options({})
+    assert grader.grade(row).passed, grader.grade(row).explanation
+    capped = _row(big, "x" * 2_000_000 + "\n", output_mb=1)
+    grade = grader.grade(capped)
+    assert grade.passed is False and grade.subscores.get("output_limit") == 1.0
+    assert "1048576 bytes" in grade.explanation
+
+
+@pytest.mark.parametrize(
+    ("names", "accepted", "time"),
+    [
+        ("truegrade", "accepted", "time_limit"),
+        ("kattis", "AC", "TLE"),
+        ("domjudge", "correct", "timelimit"),
+    ],
+)
+def test_verdicts_may_carry_a_judges_names(names, accepted, time):
+    grader = CodeGrader.from_options({"verdict_names": names, "call_timeout_s": 1})
+    code = "s = input()\nwhile s == 'spin':\n    pass\nprint(s)\n"
+    tests = [{"stdin": "a\n", "stdout": "a\n"}, {"stdin": "spin\n", "stdout": "spin\n"}]
+    grade = grader.grade(
+        {"response": f"```python\n{code}```", "reference": {"language": "python", "stdio": tests}}
+    )
+    assert grade.subscores.get(accepted) == 1.0 and grade.subscores.get(time) == 1.0, (
+        grade.subscores
+    )
+    assert f"stdio_1 {time}" in grade.explanation
+    assert grade.score == 0.5  # the names change, the grade does not
+
+
+def test_a_row_may_ask_for_the_kattis_default_validator_with_its_flags():
+    code = "print('1.0004', 'NaN', 'Yes')\n"
+    row = _row(code, "1 nan YES\n", compare="kattis", validator_flags="float_tolerance 1e-3")
+    assert CodeGrader.from_options({}).grade(row).passed
+    tight = _row(code, "1 nan YES\n", compare="kattis", validator_flags="float_tolerance 1e-5")
+    grade = CodeGrader.from_options({}).grade(tight)
+    assert grade.passed is False and "too far" in grade.explanation
+    cased = _row(
+        code, "1 nan YES\n", compare="kattis", validator_flags="case_sensitive float_tolerance 1"
+    )
+    assert "expected 'nan', got 'NaN'" in CodeGrader.from_options({}).grade(cased).explanation
+
+
+def test_unknown_validator_flags_make_the_row_an_error_not_a_zero():
+    row = _row("print(1)\n", "1\n", compare="kattis", validator_flags="float_tolerance x")
+    grade = CodeGrader.from_options({}).grade(row)
+    assert grade.error and "float_tolerance" in grade.error and "bad_reference" in grade.flags
+
+
+KATTIS_VALIDATOR = """\
+import sys
+answer = open(sys.argv[2]).read().split()
+output = sys.stdin.read().split()
+with open(sys.argv[3] + "judgemessage.txt", "w") as f:
+    f.write("checked")
+sys.exit(42 if sorted(output) == sorted(answer) else 43)
+"""
+
+
+def test_a_kattis_output_validator_reads_the_output_on_stdin_and_answers_42_or_43():
+    checker = {"language": "python", "source": KATTIS_VALIDATOR, "protocol": "kattis"}
+    row = _row("print(2, 1)\n", "1 2\n", checker=checker)
+    grader = CodeGrader.from_options({})
+    assert grader.grade(row).passed, grader.grade(row).explanation
+    wrong = grader.grade(_row("print(2, 2)\n", "1 2\n", checker=checker))
+    assert wrong.passed is False and wrong.error is None and "wrong_answer" in wrong.flags
+
+
+def test_without_a_budget_every_test_runs_to_its_own_limit():
+    """No ``program_timeout_s``: two tests that spin through their 3 s of CPU time each are
+    both ``time_limit`` (a 30 s budget would have served them too, 20 such tests not), and the
+    engine's hard deadline is sized from the row's limits, above what its tests can take."""
+    loop = "while True:\n    pass\n"
+    tests = [{"stdin": "", "stdout": "1\n"}] * 2
+    row = {
+        "response": f"```python\n{loop}```\n",
+        "reference": {"language": "python", "time_limit_s": 3, "stdio": tests},
+    }
+    grader = CodeGrader.from_options({})
+    grade = grader.grade(row)
+    assert grade.subscores.get("time_limit") == 2.0, grade.subscores
+    many = {"language": "python", "time_limit_s": 5, "stdio": [{"stdin": "", "stdout": ""}] * 20}
+    kernel = grader.kernel()
+    payload = {"tests": many, "response": "", "prompt": None, "language": None}
+    assert grader.batch_timeout_s(kernel, [payload]) > 20 * (3 * 5 + 2)
+    set_by_user = CodeGrader.from_options({"timeout_s": 50})
+    assert set_by_user.batch_timeout_s(set_by_user.kernel(), [payload]) == 50

@@ -77,7 +77,7 @@ def test_output_that_stalls_the_checker_fails_the_program_and_is_no_error(grader
     grade = _grade(grader, "print(-1)\n", spec)
     assert grade.passed is False and grade.error is None, grade.error
     assert grade.flags == ["checker_failed"]
-    assert "deadline" in grade.explanation
+    assert "CPU-time limit" in grade.explanation
 
 
 @needs_gcc

@@ -16,11 +16,12 @@ from pydantic import Field, model_validator
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._compile import pch_dirs
-from truegrade.graders.code._harness import CodeKernel
+from truegrade.graders.code._harness import CALL_BUDGET_S, CodeKernel
 from truegrade.graders.code._languages import language_named, read_only_dirs
 from truegrade.graders.code._rows import DATASET_COLUMNS
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
-from truegrade.sandbox import SandboxConfig
+from truegrade.graders.code._stdio import OUTPUT_BYTES, WALL_FACTOR
+from truegrade.sandbox import STREAM_BYTES_MAX, SandboxConfig
 
 __all__ = [
     "CodeGrader",
@@ -40,11 +41,24 @@ class CodeOptions(GraderOptions):
             ``native``, or ``none`` (no isolation; needs ``unsafe_no_sandbox``).
         unsafe_no_sandbox: Allow running untrusted code with no isolation when nothing else
             works (or with ``isolation: none``); every such grade is flagged ``unsandboxed``.
-        call_timeout_s: Deadline of one call (or one whole-program run).
-        program_timeout_s: Time budget of all of one response's tests, replay included.
+        call_timeout_s: Deadline of one call; for a whole-program (stdin/stdout) test, its
+            CPU-time limit when the row gives none.
+        program_timeout_s: Time budget of all of one response's tests, replay and build
+            included. Unset: 30 s for function tests; for stdin/stdout tests none, each test
+            runs to its own limits (their sum bounds the row), so a budget never cuts a test.
+            When set, a test it leaves no time for is ``budget_exhausted``, never
+            ``time_limit``.
         memory_mb: Memory limit of the program's process (address space, except for the
             runtimes that reserve more than they use: see ``docs/code.md``).
-        output_bytes: Cap on a return value and on each output stream of a run.
+        output_bytes: Cap on a return value, and on each output stream of a Python program's
+            call session.
+        stdout_bytes: Cap on a whole-program test's stdout (and stderr): 8 MiB, as Kattis;
+            more is ``output_limit``. A row's ``output_mb`` takes its place.
+        wall_factor: A whole-program test's wall-clock backstop, as a multiple of its CPU-time
+            limit (plus 2 s); a test stopped there with CPU time to spare is ``idle_limit``.
+        verdict_names: The per-test verdict names in subscores and explanations:
+            ``truegrade`` (``time_limit``...), ``kattis`` (``TLE``...) or ``domjudge``
+            (``timelimit``...).
         max_processes: Processes a whole-program run may have at once.
         fresh_process_per_call: Run every call in a process of its own (slower; the default
             replays the calls in a fresh process in another order instead).
@@ -57,7 +71,10 @@ class CodeOptions(GraderOptions):
         prompt_prefix: Put the prompt in front of the response: ``auto`` (when the response
             does not define the entry point itself), ``always``, ``never``.
         stdio_compare: How stdout is compared: ``lines`` (trailing whitespace and trailing
-            empty lines ignored), ``tokens`` (whitespace-separated tokens), ``exact``.
+            empty lines ignored), ``tokens`` (whitespace-separated tokens), ``tokens_ci`` (the
+            same, without case), ``exact``, or ``kattis`` (the Kattis default validator, with
+            the row's ``validator_flags``; ``abs_tol`` / ``rel_tol`` as its float tolerances
+            when the row sets none).
         abs_tol / rel_tol: Float tolerance for call cases, and for numeric tokens of stdout
             (0: exact).
         language: The language of stdin/stdout programs when the row names none (``python``,
@@ -74,15 +91,18 @@ class CodeOptions(GraderOptions):
     isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
     unsafe_no_sandbox: bool = False
     call_timeout_s: float = Field(default=5.0, gt=0)
-    program_timeout_s: float = Field(default=30.0, gt=0)
+    program_timeout_s: float | None = Field(default=None, gt=0)
     memory_mb: int = Field(default=1024, ge=64)
     output_bytes: int = Field(default=1 << 20, ge=1024)
+    stdout_bytes: int = Field(default=OUTPUT_BYTES, ge=1024, le=STREAM_BYTES_MAX)
+    wall_factor: float = Field(default=WALL_FACTOR, ge=1.0)
+    verdict_names: Literal["truegrade", "kattis", "domjudge"] = "truegrade"
     max_processes: int = Field(default=32, ge=1)
     fresh_process_per_call: bool = False
     replay_odds: int = Field(default=0, ge=0)
     fresh_sandbox: bool = False
     prompt_prefix: Literal["auto", "always", "never"] = "auto"
-    stdio_compare: Literal["lines", "tokens", "tokens_ci", "exact"] = "lines"
+    stdio_compare: Literal["lines", "tokens", "tokens_ci", "exact", "kattis"] = "lines"
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=0.0, ge=0)
     language: Literal["python", "cpp", "c", "java", "javascript", "go", "rust"] | None = None
@@ -123,7 +143,8 @@ class CodeGrader(KernelGrader):
         super().__init__(options, **kwargs)
         self.requires_reference = False  # the tests may also come in a 'tests' column
         if self.options.timeout_s is None:
-            self.timeout_s = self.options.program_timeout_s + 30.0
+            self.timeout_s = (self.options.program_timeout_s or CALL_BUDGET_S) + _HARD_MARGIN_S
+        self._default_timeout_s = self.timeout_s
         self.allow_unsandboxed = self.options.unsafe_no_sandbox
 
     def _precheck(self, sample: Sample) -> Grade | None:
@@ -169,7 +190,20 @@ class CodeGrader(KernelGrader):
             compile_memory_mb=o.compile_memory_mb,
             score=o.score,
             row_limits=o.row_limits,
+            wall_factor=o.wall_factor,
+            stdout_bytes=o.stdout_bytes,
+            verdict_names=o.verdict_names,
         )
+
+    def batch_timeout_s(self, kernel: Kernel, payloads: list[Any]) -> float:
+        """The engine's hard deadline of each row: above the longest any row of the batch can
+        take (a stdin/stdout row with no budget runs each test to its limits), unless the user
+        set one (``timeout_s``, or ``--timeout``)."""
+        if self.options.timeout_s is not None or self.timeout_s != self._default_timeout_s:
+            return self.timeout_s
+        assert isinstance(kernel, CodeKernel)
+        longest = max((kernel.bound_s(p) for p in payloads), default=0.0)
+        return max(self.timeout_s, longest + _HARD_MARGIN_S)
 
     def payload(self, sample: Sample) -> Any:
         prompt = sample.prompt if isinstance(sample.prompt, str) else None
@@ -183,6 +217,7 @@ class CodeGrader(KernelGrader):
 
 
 _ADDRESS_SPACE_MB = 16384
+_HARD_MARGIN_S = 30.0
 _ROW_EXTRAS = ("language", "time_limit", "memory_limit_bytes", "starter_code")
 
 

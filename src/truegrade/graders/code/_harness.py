@@ -48,15 +48,19 @@ from fractions import Fraction
 from typing import Any
 
 from truegrade.graders.code._compile import ensure_pch
+from truegrade.graders.code._conventions import verdict_name
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._program import build_program
 from truegrade.graders.code._spec import Case, SpecProblem, TestSpec, parse_spec
 from truegrade.graders.code._stdio import (
+    OUTPUT_BYTES,
+    WALL_FACTOR,
     CheckerFailed,
     StdioSettings,
-    normalize_stdout,
+    judged_text,
     run_stdio_program,
     source_of,
+    stdio_bound_s,
 )
 from truegrade.graders.code._tells import find_tells, visible_inputs
 from truegrade.sandbox import (
@@ -91,7 +95,11 @@ class CodeFlag:
     EARLY_EXIT = "early_exit"
     """The program ended (``sys.exit``, ``os._exit``...) before answering."""
     TIMEOUT = "timeout"
-    """A call or run ran past its deadline, or the program's time budget ran out."""
+    """A call ran past its deadline, a run used up its CPU-time limit, or the program's time
+    budget ran out before a call."""
+    IDLE_LIMIT = "idle_limit"
+    """A whole-program run reached its wall-clock backstop with CPU time to spare: it waited
+    (slept, blocked) rather than computed."""
     MEMORY = "memory_limit"
     """The program ran out of its memory limit."""
     OUTPUT_LIMIT = "output_limit"
@@ -137,6 +145,7 @@ class CodeFlag:
 
 _STATUS_FLAGS = {
     "timeout": CodeFlag.TIMEOUT,
+    "cpu_limit": CodeFlag.TIMEOUT,
     "output_limit": CodeFlag.OUTPUT_LIMIT,
     "violation": CodeFlag.SANDBOX_VIOLATION,
     "crashed": CodeFlag.PROGRAM_CRASHED,
@@ -823,21 +832,38 @@ def _wrong_answer(compare: str | None, expected: Any, answer: Any) -> str:
 
 
 def _run_stdio(
-    spec: TestSpec, program: Program, deadline: float, timeout_s: float, compare: str
+    spec: TestSpec, program: Program, deadline: float | None, settings: StdioSettings
 ) -> list[TestOutcome]:
+    """A Python stdin/stdout program, run in the sandbox's own interpreter on each test: the
+    test's CPU-time limit and its wall-clock backstop, as for every language
+    (``run_stdio_program``); ``deadline`` is the user's budget, when there is one."""
     outcomes = []
+    limit = settings.time_limit_s
     for index, test in enumerate(spec.stdio):
         name = f"stdio_{index}"
-        left = deadline - time.monotonic()
-        if left < 0.01:
-            outcomes.append(
-                TestOutcome(name, False, CodeFlag.TIMEOUT, "the program's time budget ran out")
-            )
-            continue
-        run: RunResult = program.run(test.stdin, timeout_s=min(timeout_s, left))
+        wall = settings.wall_s
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left < 0.01:
+                reason = "not run: the response's time budget (program_timeout_s) ran out"
+                outcomes.append(TestOutcome(name, False, CodeFlag.BUDGET_EXHAUSTED, reason))
+                continue
+            wall = min(wall, left)
+        run: RunResult = program.run(
+            test.stdin, timeout_s=wall, cpu_s=limit, output_bytes=settings.output_bytes
+        )
         if run.status == "sandbox_error":
             raise _SandboxBroke(run.error)
-        if run.status != "exited":
+        if run.status == "timeout" and run.cpu_s < limit:
+            cut = wall < settings.wall_s
+            flag = CodeFlag.BUDGET_EXHAUSTED if cut else CodeFlag.IDLE_LIMIT
+            why = "the response's time budget ran out" if cut else "the wall-clock backstop"
+            reason = f"stopped by {why} after {wall:.2f} s, with {run.cpu_s:.2f} s of CPU used"
+            outcomes.append(TestOutcome(name, False, flag, reason))
+        elif run.status == "cpu_limit" or run.cpu_s > limit:
+            reason = f"used {run.cpu_s:.2f} s of CPU time, over its {limit:g} s limit"
+            outcomes.append(TestOutcome(name, False, CodeFlag.TIMEOUT, reason))
+        elif run.status != "exited":
             flag = _STATUS_FLAGS.get(run.status, CodeFlag.PROGRAM_CRASHED)
             outcomes.append(TestOutcome(name, False, flag, run.error))
         elif run.exit_code != 0:
@@ -846,11 +872,12 @@ def _run_stdio(
             memory = bool(tail) and tail[0].startswith("MemoryError")
             flag = CodeFlag.MEMORY if memory else CodeFlag.EXIT_STATUS
             outcomes.append(TestOutcome(name, False, flag, reason))
-        elif normalize_stdout(run.stdout, compare) == normalize_stdout(test.stdout, compare):
-            outcomes.append(TestOutcome(name, True))
         else:
-            reason = f"expected stdout {_short(test.stdout, 80)}, got {_short(run.stdout, 80)}"
-            outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
+            why = judged_text(test, run.stdout, settings)
+            if why:
+                outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, why))
+            else:
+                outcomes.append(TestOutcome(name, True))
     return outcomes
 
 
@@ -945,13 +972,17 @@ def _error(message: str, *flags: str) -> dict[str, Any]:
     return {"score": 0.0, "passed": None, "error": message, "flags": list(flags)}
 
 
+CALL_BUDGET_S = 30.0
+"""The time budget of a response's function tests when the user sets none."""
+
+
 @dataclass(frozen=True)
 class CodeKernel:
     """The per-sample work of the ``code`` grader (picklable; runs in engine workers)."""
 
     sandbox: SandboxConfig
     call_timeout_s: float
-    program_timeout_s: float
+    program_timeout_s: float | None
     fresh_process_per_call: bool = False
     replay_odds: int = 0
     fresh_sandbox: bool = False
@@ -966,6 +997,46 @@ class CodeKernel:
     compile_memory_mb: int = 2048
     score: str = "fraction"
     row_limits: bool = True
+    wall_factor: float = WALL_FACTOR
+    stdout_bytes: int = OUTPUT_BYTES
+    verdict_names: str = "truegrade"
+
+    @property
+    def call_budget_s(self) -> float:
+        """The time budget of a response's function tests (``program_timeout_s``, else 30 s)."""
+        return self.program_timeout_s or CALL_BUDGET_S
+
+    def stdio_settings(self, spec: TestSpec) -> StdioSettings:
+        """The limits and comparison of a stdin/stdout spec's tests: the row's own limits
+        (``row_limits``), else the grader's."""
+        use_row = self.row_limits
+        out_mb = use_row and spec.output_mb
+        return StdioSettings(
+            time_limit_s=(use_row and spec.time_limit_s) or self.call_timeout_s,
+            memory_mb=(use_row and spec.memory_mb) or self.memory_mb,
+            stack_mb=self.stack_mb,
+            compile_timeout_s=self.compile_timeout_s,
+            compile_memory_mb=self.compile_memory_mb,
+            compare=spec.compare or self.stdio_compare,
+            abs_tol=self.abs_tol,
+            rel_tol=self.rel_tol,
+            validator_flags=spec.validator_flags,
+            wall_factor=self.wall_factor,
+            output_bytes=out_mb << 20 if out_mb else self.stdout_bytes,
+            verdict_names=self.verdict_names,
+        )
+
+    def bound_s(self, payload: dict[str, Any]) -> float:
+        """The longest grading ``payload`` can take (the engine's hard deadline is set above
+        it): the budget when the user set one, else its tests' limits added up."""
+        try:
+            spec = parse_spec(payload["tests"])
+        except SpecProblem:
+            return 0.0
+        if spec.kind != "stdio" or self.program_timeout_s is not None:
+            return self.call_budget_s + self.compile_timeout_s
+        settings = self.stdio_settings(spec)
+        return stdio_bound_s(len(spec.stdio), settings, spec.checker is not None)
 
     def setup(self) -> None:
         """Start this worker's sandbox before the first sample (a failure is reported per
@@ -1021,24 +1092,14 @@ class CodeKernel:
             return _error(
                 f"bad test spec: unknown language {name!r}; known: {known}", CodeFlag.BAD_REFERENCE
             )
-        use_row = self.row_limits
-        settings = StdioSettings(
-            time_limit_s=(use_row and spec.time_limit_s) or self.call_timeout_s,
-            memory_mb=(use_row and spec.memory_mb) or self.memory_mb,
-            stack_mb=self.stack_mb,
-            compile_timeout_s=self.compile_timeout_s,
-            compile_memory_mb=self.compile_memory_mb,
-            compare=spec.compare or self.stdio_compare,
-            abs_tol=self.abs_tol,
-            rel_tol=self.rel_tol,
-        )
+        settings = self.stdio_settings(spec)
         try:
             box = self._program_box()
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
         if language.name == "cpp":  # the first C++ response of a machine waits for it, once,
             ensure_pch(self.sandbox)  # and not out of its own time budget
-        deadline = time.monotonic() + self.program_timeout_s
+        deadline = self._stdio_deadline()
         try:
             verdicts = run_stdio_program(
                 box,
@@ -1058,8 +1119,19 @@ class CodeKernel:
         finally:
             if self.fresh_sandbox:
                 box.close()
-        outcomes = [TestOutcome(v.name, v.passed, v.flag, v.reason, v.verdict) for v in verdicts]
+        names = self.verdict_names
+        outcomes = [
+            TestOutcome(v.name, v.passed, v.flag, v.reason, verdict_name(v.verdict, names))
+            for v in verdicts
+        ]
         return _verdict(outcomes, [], sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+
+    def _stdio_deadline(self) -> float | None:
+        """The end of a stdin/stdout response's budget: only when the user set one (else each
+        test runs to its own limits)."""
+        if self.program_timeout_s is None:
+            return None
+        return time.monotonic() + self.program_timeout_s
 
     def _visible(self, spec: TestSpec, prompt: str | None) -> list[Any]:
         visible: list[Any] = []
@@ -1080,10 +1152,8 @@ class CodeKernel:
     ) -> list[TestOutcome]:
         if spec.expected_from:
             spec = self._with_expected(box, spec)
-        deadline = time.monotonic() + self.program_timeout_s
-        program = box.load(
-            source, entry_point=spec.entry_point, session_cpu_s=self.program_timeout_s
-        )
+        deadline = time.monotonic() + self.call_budget_s
+        program = box.load(source, entry_point=spec.entry_point, session_cpu_s=self.call_budget_s)
         with program:
             if program.error is not None:
                 reason = f"does not compile: {program.error}"
@@ -1091,9 +1161,7 @@ class CodeKernel:
                     TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason) for n in spec.test_names
                 ]
             if spec.kind == "stdio":
-                return _run_stdio(
-                    spec, program, deadline, self.call_timeout_s, spec.compare or self.stdio_compare
-                )
+                return _run_stdio(spec, program, self._stdio_deadline(), self.stdio_settings(spec))
             calls = _Calls(
                 program,
                 deadline,
@@ -1136,14 +1204,12 @@ class CodeKernel:
             _ANSWERS.move_to_end(key)
             return _ANSWERS[key]
         name = "the reference program" if which == 0 else f"reference program {which + 1}"
-        program = box.load(
-            source, entry_point=spec.entry_point, session_cpu_s=self.program_timeout_s
-        )
+        program = box.load(source, entry_point=spec.entry_point, session_cpu_s=self.call_budget_s)
         with program:
             if program.error is not None:
                 raise SpecProblem(f"{name} does not compile: {program.error}")
             results = program.call_many(
-                calls, timeout_s=self.call_timeout_s, budget_s=self.program_timeout_s
+                calls, timeout_s=self.call_timeout_s, budget_s=self.call_budget_s
             )
         if results and results[-1].status == "sandbox_error":
             raise _SandboxBroke(results[-1].error)

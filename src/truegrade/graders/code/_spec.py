@@ -10,8 +10,10 @@
   values in the sandbox's plain-data encoding, so a tuple arrives as a tuple);
 * stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
   ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
-  ``time_limit_s`` and ``memory_mb`` per test, ``compare`` and a special judge ``checker``
-  (``{"language": "cpp", "source": "...", "files": {"testlib.h": "..."}}``).
+  ``time_limit_s`` (CPU time), ``memory_mb`` and ``output_mb`` per test, ``compare`` (with
+  ``validator_flags`` for ``kattis``: ``"float_tolerance 1e-6"``) and a special judge
+  ``checker`` (``{"language": "cpp", "source": "...", "files": {"testlib.h": "..."}}``, with
+  ``"protocol": "kattis"`` for a Kattis output validator).
 
 Rows of APPS / TACO (``input_output``), CodeContests (``public_tests``, ``private_tests``,
 ``generated_tests``) and LiveCodeBench (``public_test_cases``, ``private_test_cases``) are read
@@ -29,6 +31,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from truegrade.graders.code._conventions import parse_kattis_flags
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._rows import from_dataset_row
 from truegrade.sandbox import PlainDataError, decode_value
@@ -44,8 +47,9 @@ __all__ = [
     "parse_spec",
 ]
 
-STDOUT_COMPARES = ("lines", "tokens", "tokens_ci", "exact")
-"""How a stdin/stdout test's output may be compared (``normalize_stdout`` says how each reads)."""
+STDOUT_COMPARES = ("lines", "tokens", "tokens_ci", "exact", "kattis")
+"""How a stdin/stdout test's output may be compared (``normalize_stdout`` says how each reads;
+``kattis`` is the Kattis default validator with the spec's ``validator_flags``)."""
 
 CASE_COMPARES = ("equal", "set", "not_none")
 """How a call case's answer meets its expected value: ``equal`` (strict equality, floats within
@@ -89,6 +93,9 @@ class Checker:
     language: str
     source: str
     files: dict[str, str] = field(default_factory=dict)
+    protocol: str = "testlib"
+    """``testlib`` (above), or ``kattis``: run as ``validator input answer feedback_dir flags``
+    with the program's output on stdin, exit status 42 accepted, 43 wrong answer."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,11 @@ class TestSpec:
     memory_mb: int | None = None
     compare: str | None = None
     checker: Checker | None = None
+    validator_flags: str = ""
+    """Stdio only: the Kattis default validator's flags (``compare: kattis``), or the flags a
+    Kattis output validator is given."""
+    output_mb: int | None = None
+    """Stdio only: the cap of a test's output (None: the grader's)."""
     method_of: str | None = None
     """Call cases only: the entry point is a method of this class (LeetCode style), called on a
     new instance for every call."""
@@ -284,6 +296,13 @@ def parse_spec(reference: Any) -> TestSpec:
     compare = spec.get("compare")
     if compare is not None and compare not in STDOUT_COMPARES:
         raise SpecProblem(f"'compare' must be one of {', '.join(STDOUT_COMPARES)}, not {compare!r}")
+    flags = _validator_flags(spec.get("validator_flags"))
+    if compare == "kattis":
+        try:
+            parse_kattis_flags(flags)
+        except ValueError as exc:
+            raise SpecProblem(str(exc)) from None
+    output_mb = _positive(spec.get("output_mb"), "'output_mb'")
     return TestSpec(
         "stdio",
         stdio=[_stdio_case(c, i) for i, c in enumerate(raw)],
@@ -292,10 +311,32 @@ def parse_spec(reference: Any) -> TestSpec:
         memory_mb=_memory(spec.get("memory_mb")),
         compare=compare,
         checker=_checker(spec.get("checker")),
+        validator_flags=flags,
+        output_mb=None if output_mb is None else max(1, int(output_mb)),
     )
 
 
-_STDIO_KEYS = {"stdio", "language", "time_limit_s", "memory_mb", "compare", "checker", "helpers"}
+_STDIO_KEYS = {
+    "stdio",
+    "language",
+    "time_limit_s",
+    "memory_mb",
+    "output_mb",
+    "compare",
+    "validator_flags",
+    "checker",
+    "helpers",
+}
+
+
+def _validator_flags(value: Any) -> str:
+    """``validator_flags``: a string or a list of words, checked against the default
+    validator's flags (a custom validator takes any, so only the form is checked here)."""
+    if value is None:
+        return ""
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return " ".join(str(v) for v in value)
+    return _str(value, "'validator_flags'")
 
 
 def _references(value: Any) -> tuple[str, ...]:
@@ -341,9 +382,12 @@ def _checker(raw: Any) -> Checker | None:
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("source"), str):
         raise SpecProblem("'checker' must be a mapping with 'source' (and 'language')")
-    unknown = set(raw) - {"language", "source", "files"}
+    unknown = set(raw) - {"language", "source", "files", "protocol"}
     if unknown:
         raise SpecProblem(f"'checker' has unknown keys {sorted(unknown)}")
+    protocol = raw.get("protocol", "testlib")
+    if protocol not in ("testlib", "kattis"):
+        raise SpecProblem(f"the checker's 'protocol' must be testlib or kattis, not {protocol!r}")
     language = _str(raw.get("language", "cpp"), "the checker's 'language'")
     if language_named(language) is None:
         raise SpecProblem(f"the checker's language {language!r} is unknown")
@@ -353,4 +397,4 @@ def _checker(raw: Any) -> Checker | None:
         for k, v in files.items()
     ):
         raise SpecProblem("the checker's 'files' must map plain file names to their text")
-    return Checker(language, raw["source"], dict(files))
+    return Checker(language, raw["source"], dict(files), protocol)

@@ -28,38 +28,47 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from truegrade.graders.code._compile import BUILD_CACHE, with_pch
+from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._languages import Language, language_named, toolchain
 from truegrade.graders.code._program import extract_code
 from truegrade.graders.code._spec import Checker, StdioCase
 from truegrade.sandbox import ExecLimits, Executable, RunResult, Sandbox, SandboxError
 
 __all__ = [
+    "OUTPUT_BYTES",
     "VERDICTS",
+    "WALL_EXTRA_S",
+    "WALL_FACTOR",
     "CheckerFailed",
     "StdioSettings",
     "TestVerdict",
+    "judged_text",
     "normalize_stdout",
     "outputs_match",
     "run_stdio_program",
     "source_of",
+    "stdio_bound_s",
 ]
 
 VERDICTS = (
     "accepted",
     "wrong_answer",
     "time_limit",
+    "idle_limit",
     "memory_limit",
     "runtime_error",
     "output_limit",
     "compile_error",
     "budget_exhausted",
 )
-"""The per-test verdicts, as judges name them, and one of ours: ``budget_exhausted``, a test the
-response's time budget left no time for (not run, or stopped before its own limit)."""
+"""The per-test verdicts, as judges name them, and two of ours: ``idle_limit``, a test stopped
+by its wall-clock backstop before it used its CPU-time limit (it waited), and
+``budget_exhausted``, a test the response's time budget left no time for (not run, or stopped
+before its own limit)."""
 
 _MESSAGE_CHARS = 2000
 _OUT_OF_MEMORY = (
@@ -79,17 +88,34 @@ class CheckerFailed(Exception):
     error (the dataset's fault), never a fail of the program."""
 
 
+WALL_FACTOR = 3.0
+"""A test's wall-clock backstop is ``WALL_FACTOR * time limit + WALL_EXTRA_S``: room for a
+program that uses its whole CPU-time limit on a machine running twice its cores in other work
+(it then gets about 2/5 of a core: 2.5x the limit in wall-clock time)."""
+WALL_EXTRA_S = 2.0
+OUTPUT_BYTES = 8 << 20
+"""The default cap of a test's stdout, as Kattis sets it (8 MiB)."""
+
+
 @dataclass(frozen=True)
 class StdioSettings:
     """The limits and comparison of one program's tests.
 
     Attributes:
-        time_limit_s: Per test, wall clock and CPU.
+        time_limit_s: Per test, CPU time (user + system, of the whole process tree), as judges
+            measure it: a loaded machine does not change it.
         memory_mb: Per test (the language's rule applies, see ``_languages``).
         stack_mb: The main thread's stack.
         compile_timeout_s / compile_memory_mb: The build's bounds.
-        compare: ``lines``, ``tokens`` or ``exact``.
+        compare: ``lines``, ``tokens``, ``tokens_ci``, ``exact`` or ``kattis``.
         abs_tol / rel_tol: Float tolerance of numeric tokens (0: exact text).
+        validator_flags: The Kattis default validator's flags (``compare == "kattis"``), or
+            those a Kattis output validator is given.
+        wall_factor: The wall-clock backstop of a test, as a multiple of its time limit (plus
+            ``WALL_EXTRA_S``); a test that reaches it having used less CPU time than its limit
+            is ``idle_limit`` (it waited, slept or starved), never ``time_limit``.
+        output_bytes: Cap of a test's stdout (and of its stderr).
+        verdict_names: ``truegrade``, ``kattis`` or ``domjudge`` (``_conventions``).
     """
 
     time_limit_s: float
@@ -100,6 +126,30 @@ class StdioSettings:
     compare: str
     abs_tol: float = 0.0
     rel_tol: float = 0.0
+    validator_flags: str = ""
+    wall_factor: float = WALL_FACTOR
+    output_bytes: int = OUTPUT_BYTES
+    verdict_names: str = "truegrade"
+
+    @property
+    def wall_s(self) -> float:
+        """The wall-clock backstop of one test."""
+        return self.wall_factor * self.time_limit_s + WALL_EXTRA_S
+
+    @property
+    def checker_s(self) -> float:
+        """The bound (wall clock and CPU) of one run of a special judge."""
+        return max(10.0, self.time_limit_s)
+
+
+def stdio_bound_s(tests: int, settings: StdioSettings, checker: bool) -> float:
+    """The longest a response's tests can take when no budget cuts them: the build, each test's
+    wall-clock backstop, and a special judge's runs (on the output, and once on the expected
+    output). The grader's per-row hard deadline is set above it."""
+    checker_wall = settings.wall_factor * settings.checker_s + WALL_EXTRA_S
+    per_test = settings.wall_s + (2 * checker_wall if checker else 0.0)
+    build = settings.compile_timeout_s * (2 if checker else 1)
+    return build + tests * per_test
 
 
 @dataclass(frozen=True)
@@ -236,14 +286,25 @@ def _build(
 def _failure(run: RunResult, language: Language, settings: StdioSettings) -> tuple[str, str, str]:
     """(verdict, flag, reason) of a run that did not exit cleanly."""
     limit = settings.time_limit_s
-    if run.status == "timeout" or (run.status == "crashed" and run.cpu_s >= limit):
-        return "time_limit", "timeout", f"ran past the {limit:g} s time limit and was killed"
+    if run.status == "cpu_limit" or (run.status in ("crashed", "timeout") and run.cpu_s >= limit):
+        # a timeout too, once the exact count at the end shows the limit used: CPU time that
+        # the program's own processes reaped is seen only then (``Zygote.tree_cpu``)
+        return "time_limit", "timeout", f"used its {limit:g} s of CPU time and was killed"
+    if run.status == "timeout":
+        return (
+            "idle_limit",
+            "idle_limit",
+            f"still running after {settings.wall_s:g} s of wall-clock time (the backstop) with "
+            f"only {run.cpu_s:.2f} s of its {limit:g} s of CPU time used: it waited, and was "
+            "killed",
+        )
     stderr = run.stderr
     over = run.maxrss_kb > settings.memory_mb * 1024
     if run.status == "memory" or over or any(tell in stderr for tell in _OUT_OF_MEMORY):
         return "memory_limit", "memory_limit", f"ran out of its {settings.memory_mb} MB"
     if run.status == "output_limit":  # judges name it apart from a crash (Kattis: OLE)
-        return "output_limit", "output_limit", run.error
+        reason = f"wrote more than its {settings.output_bytes} bytes of output and was killed"
+        return "output_limit", "output_limit", reason
     if run.status == "violation":
         return "runtime_error", "sandbox_violation", run.error
     tail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
@@ -252,6 +313,19 @@ def _failure(run: RunResult, language: Language, settings: StdioSettings) -> tup
         detail += f": {tail[0][:200]}"
     flag = "exit_status" if run.status == "exited" else "program_crashed"
     return "runtime_error", flag, detail
+
+
+def judged_text(test: StdioCase, stdout: str, settings: StdioSettings) -> str:
+    """Without a special judge: "" when ``stdout`` is the test's answer, else why not (the
+    settings' ``compare``, tolerances and validator flags)."""
+    if settings.compare == "kattis":
+        flags = parse_kattis_flags(settings.validator_flags)
+        if not flags.floats and (settings.abs_tol or settings.rel_tol):
+            flags = replace(flags, abs_tol=settings.abs_tol, rel_tol=settings.rel_tol)
+        return kattis_compare(stdout, test.stdout, flags)
+    if outputs_match(stdout, test.stdout, settings.compare, settings.abs_tol, settings.rel_tol):
+        return ""
+    return f"expected stdout {_short(test.stdout)}, got {_short(stdout)}"
 
 
 @dataclass
@@ -313,19 +387,33 @@ class _Judge:
         return True
 
     def _run(self, test: StdioCase, output: str) -> tuple[str, str]:
-        """One run of the checker, bounded as every sandboxed run is: a wall-clock deadline and
-        an equal CPU-time limit, a memory cap, the sandbox's output cap."""
+        """One run of the checker, bounded as every sandboxed run is: a CPU-time limit with its
+        wall-clock backstop (the tests' rule, so a loaded machine does not fail the checker), a
+        memory cap, the sandbox's output cap.
+
+        testlib's protocol: ``checker input output answer``, exit 0 accepts, 1 or 2 rejects.
+        Kattis's: ``validator input answer feedback_dir flags`` with the output on stdin, 42
+        accepts, 43 rejects; its feedback directory is its own scratch directory, emptied after
+        the run (what it wrote there is not read back)."""
         executable, run, env = self.ready()
-        files = {
-            "input.txt": test.stdin.encode("utf-8"),
-            "output.txt": output.encode("utf-8"),
-            "answer.txt": test.stdout.encode("utf-8"),
-        }
+        files = {"input.txt": test.stdin.encode("utf-8"), "answer.txt": test.stdout.encode("utf-8")}
+        stdin = ""
+        accepts: tuple[int, ...]
+        rejects: tuple[int, ...]
+        if self.checker.protocol == "kattis":
+            argv = [*run, "input.txt", "answer.txt", "./", *self.settings.validator_flags.split()]
+            stdin, accepts, rejects = output, (42,), (43,)
+        else:
+            files["output.txt"] = output.encode("utf-8")
+            argv = [*run, "input.txt", "output.txt", "answer.txt"]
+            accepts, rejects = (0,), (1, 2)
         language = language_named(self.checker.language)
         assert language is not None
         result = executable.exec(
-            [*run, "input.txt", "output.txt", "answer.txt"],
-            timeout_s=max(10.0, self.settings.time_limit_s),
+            argv,
+            stdin,
+            timeout_s=self.settings.wall_factor * self.settings.checker_s + WALL_EXTRA_S,
+            cpu_s=self.settings.checker_s,
             env=env,
             limits=language.limits(max(1024, self.settings.memory_mb), self.settings.stack_mb),
             files=files,
@@ -333,9 +421,9 @@ class _Judge:
         if result.status == "sandbox_error":
             raise SandboxError(f"the checker's sandbox: {result.error}")
         said = _clip(result.stderr or result.stdout, 300)
-        if result.status == "exited" and result.exit_code == 0:
+        if result.status == "exited" and result.exit_code in accepts:
             return "accepted", said
-        if result.status == "exited" and result.exit_code in (1, 2):
+        if result.status == "exited" and result.exit_code in rejects:
             return "rejected", said
         why = result.error or result.status
         return "failed", f"{why}: {said}" if said else why
@@ -359,10 +447,14 @@ def run_stdio_program(
     source: str,
     tests: list[StdioCase],
     settings: StdioSettings,
-    deadline: float,
+    deadline: float | None,
     checker: Checker | None = None,
 ) -> list[TestVerdict]:
     """Build ``source`` and run it on every test; one verdict per test.
+
+    ``deadline`` (a ``time.monotonic`` instant) is the response's time budget, when the user
+    set one: a test it leaves no time for is ``budget_exhausted``. Without one, each test runs
+    to its own limits (``stdio_bound_s`` bounds the whole).
 
     Raises:
         CheckerFailed: the special judge does not build, or fails on a test's expected output.
@@ -377,21 +469,31 @@ def run_stdio_program(
     limits = language.limits(settings.memory_mb, settings.stack_mb)
     verdicts = []
     for name, test in zip(names, tests, strict=True):
-        left = deadline - time.monotonic()
-        if left < 0.01:
-            reason = "not run: the response's time budget (program_timeout_s) ran out"
-            verdicts.append(TestVerdict(name, "budget_exhausted", reason, "budget_exhausted"))
-            continue
-        wall = min(settings.time_limit_s, left)
+        wall = settings.wall_s
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left < 0.01:
+                reason = "not run: the response's time budget (program_timeout_s) ran out"
+                verdicts.append(TestVerdict(name, "budget_exhausted", reason, "budget_exhausted"))
+                continue
+            wall = min(wall, left)
         result = executable.exec(
-            run, test.stdin, timeout_s=wall, cpu_s=settings.time_limit_s, env=env, limits=limits
+            run,
+            test.stdin,
+            timeout_s=wall,
+            cpu_s=settings.time_limit_s,
+            env=env,
+            limits=limits,
+            output_bytes=settings.output_bytes,
         )
         if result.status == "sandbox_error":
             raise SandboxError(result.error)
-        if result.status == "timeout" and wall < settings.time_limit_s:
+        cut = wall < settings.wall_s and result.cpu_s < settings.time_limit_s
+        if result.status == "timeout" and cut:
             reason = (
                 f"stopped after {wall:.2f} s, when the response's time budget (program_timeout_s)"
-                f" ran out, short of its {settings.time_limit_s:g} s time limit"
+                f" ran out, with {result.cpu_s:.2f} s of its {settings.time_limit_s:g} s of CPU "
+                "time used"
             )
             verdicts.append(TestVerdict(name, "budget_exhausted", reason, "budget_exhausted"))
         elif result.status != "exited" or result.exit_code != 0:
@@ -410,11 +512,10 @@ def run_stdio_program(
             else:
                 reason = f"the checker gives no verdict on this output: {said}"
                 verdicts.append(TestVerdict(name, "wrong_answer", reason, "checker_failed"))
-        elif outputs_match(
-            result.stdout, test.stdout, settings.compare, settings.abs_tol, settings.rel_tol
-        ):
-            verdicts.append(TestVerdict(name, "accepted"))
         else:
-            reason = f"expected stdout {_short(test.stdout)}, got {_short(result.stdout)}"
-            verdicts.append(TestVerdict(name, "wrong_answer", reason, "wrong_answer"))
+            why = judged_text(test, result.stdout, settings)
+            if why:
+                verdicts.append(TestVerdict(name, "wrong_answer", why, "wrong_answer"))
+            else:
+                verdicts.append(TestVerdict(name, "accepted"))
     return verdicts
