@@ -16,6 +16,9 @@ def test_doctor_reports_every_layer_and_that_a_call_works(tmp_path):
     assert report["sandboxed"] is True
     assert report["works"] is True
     assert {layer["name"] for layer in report["layers"]} >= {"user namespace", "network"}
+    header = report["cpp_precompiled_header"]  # said, whether it is there or not (never made)
+    assert type(header["used"]) is bool and header["detail"]
+    assert "C++ precompiled header:" in result.stdout
 
 
 def test_doctor_refuses_no_isolation_unless_told_and_then_warns(tmp_path):

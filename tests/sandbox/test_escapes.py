@@ -15,12 +15,13 @@ import secrets
 import shutil
 import tempfile
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.sandbox.helpers import descendants
-from truegrade.sandbox import _launch, layers
+from truegrade.sandbox import Sandbox, _launch, layers
 
 TIMEOUT_S = 1.5
 CHECK = "print(sum(map(int, input().split())))"
@@ -80,6 +81,52 @@ def test_writes_outside_the_scratch_directory_do_not_reach_the_host(box, outside
     assert result.status == "exited"
     for target in targets:
         assert not target.exists(), target
+
+
+def test_no_host_file_can_be_changed_at_all(box, outside):
+    # a read-only directory shared with every build (the precompiled headers), a host file
+    # outside any, the system: under Landlock alone a task owning the files (the harness's
+    # user: root owns /usr) could still change their mode or times; a 'chmod 000' of the
+    # headers would fail every later build
+    shared = outside / f"shared-{secrets.token_hex(4)}"
+    (shared / "bits").mkdir(parents=True)
+    (shared / "bits" / "header.gch").write_text("pch")
+    plain = outside / f"plain-{secrets.token_hex(4)}"
+    plain.write_text("host")
+    system = shutil.which("env") or "/usr/bin/env"
+    watched = [shared, shared / "bits", shared / "bits" / "header.gch", plain, Path(system)]
+    before = {p: (p.stat().st_mode, p.stat().st_mtime_ns) for p in watched}
+    same = before[Path(system)][0] & 0o7777
+    attempt = f"""
+        import os
+        base = {str(shared)!r}
+        gch = base + "/bits/header.gch"
+        for name, act in [
+            ("chmod host file", lambda: os.chmod({str(plain)!r}, 0o600)),
+            ("utime host file", lambda: os.utime({str(plain)!r}, (0, 0))),
+            ("chmod system file, same mode", lambda: os.chmod({system!r}, {same})),
+            ("chmod file", lambda: os.chmod(gch, 0)),
+            ("chmod dir", lambda: os.chmod(base + "/bits", 0)),
+            ("utime", lambda: os.utime(gch, (0, 0))),
+            ("write", lambda: open(gch, "w").write("x")),
+            ("rename", lambda: os.rename(gch, base + "/moved")),
+            ("unlink", lambda: os.unlink(gch)),
+            ("mkdir", lambda: os.mkdir(base + "/new")),
+        ]:
+            try:
+                act()
+                print("CHANGED", name)
+            except OSError as exc:
+                print("denied", name, exc.errno)
+        print(open(gch).read())
+        """
+    with Sandbox(replace(box.config, read_only_dirs=(str(shared),))) as sharing:
+        result = sharing.load(textwrap.dedent(attempt)).run("", timeout_s=10)
+    assert "CHANGED" not in result.stdout and result.stdout.endswith("pch\n"), result
+    assert (shared / "bits" / "header.gch").read_text() == "pch"
+    assert sorted(p.name for p in shared.rglob("*")) == ["bits", "header.gch"]
+    for path, (mode, mtime) in before.items():
+        assert (path.stat().st_mode, path.stat().st_mtime_ns) == (mode, mtime), path
 
 
 def test_a_secret_planted_outside_cannot_be_read(box, outside):

@@ -1,6 +1,6 @@
 """Stdin/stdout programs: the sandbox against a plain subprocess harness with the same limits.
 
-Two measurements, side by side in one run:
+Three measurements, side by side in one run:
 
 * per-test overhead: one C++ program, compiled once, run on one test many times, in the
   sandbox (``Executable.exec``: a fresh process from the build's image, every layer on) and bare
@@ -10,12 +10,19 @@ Two measurements, side by side in one run:
   that compiles in a temporary directory and runs each test with ``resource.setrlimit``
   (address space, CPU) and a wall-clock timeout, with as many threads as the grader has workers.
 
+* compile cost: one C++ submission in the usual competitive shape (``bits/stdc++.h``), compiled
+  and run on 10 tests through the ``code`` grader (one worker), against the plain harness doing
+  the same: cold (a program the build cache has not seen; the precompiled header, made once at
+  the start of the run and timed, present), warm (the same program again: a build cache hit),
+  and cold with the precompiled header turned off, so each saving shows on its own.
+
 The plain harness isolates nothing: it is the floor a sandbox's cost is measured from, never an
 alternative to it. Its programs are the benchmark's own, generated here.
 """
 
 from __future__ import annotations
 
+import os
 import resource
 import shutil
 import statistics
@@ -30,13 +37,44 @@ from typing import Any
 
 from truegrade.bench._report import BenchReport, Measurement, load_average
 
-__all__ = ["run_stdio_bench", "stdio_problems"]
+__all__ = ["run_stdio_bench", "stdio_problems", "submission"]
 
 _CPP = (
     '#include <cstdio>\nint main(){{long a,b;if(scanf("%ld %ld",&a,&b)!=2)return 1;'
     'printf("%ld\\n",a*{k}+b);}}\n'
 )
 _PYTHON = "a, b = map(int, input().split())\nprint(a * {k} + b)\n"
+_SUBMISSION = """#include <bits/stdc++.h>
+using namespace std;
+int main() {{
+    ios::sync_with_stdio(false);
+    int n;
+    if (!(cin >> n)) return 1;
+    vector<long long> a(n);
+    map<long long, int> seen;
+    for (auto& x : a) {{ cin >> x; seen[x % {k}]++; }}
+    sort(a.begin(), a.end());
+    long long best = 0;
+    for (auto& [r, c] : seen) best = max(best, r * c);
+    cout << accumulate(a.begin(), a.end(), 0LL) * {k} + best << "\\n";
+}}
+"""
+
+
+def submission(k: int, tests: int = 10) -> dict[str, Any]:
+    """A C++ submission as competitive programmers write them (``bits/stdc++.h``, the STL), its
+    own ``k`` making it a program no cache has seen, with ``tests`` tests, as a grader row."""
+    stdio = []
+    for j in range(1, tests + 1):
+        values = [(j * 7919 + i * 104729) % 1000 for i in range(j * 5)]
+        seen: dict[int, int] = {}
+        for x in values:
+            seen[x % k] = seen.get(x % k, 0) + 1
+        best = max(r * c for r, c in seen.items())
+        stdin = f"{len(values)}\n{' '.join(map(str, values))}\n"
+        stdio.append({"stdin": stdin, "stdout": f"{sum(values) * k + best}\n"})
+    code = _SUBMISSION.format(k=k)
+    return {"response": f"```cpp\n{code}```\n", "reference": {"language": "cpp", "stdio": stdio}}
 
 
 def stdio_problems(count: int, tests: int, offset: int = 0) -> list[dict[str, Any]]:
@@ -187,6 +225,91 @@ def _per_test(runs: int, memory_mb: int, progress: Callable[[str], None] | None)
     return report
 
 
+_COLD = "truegrade code, C++ submission, cold build cache"
+_WARM = "truegrade code, C++ submission, warm build cache"
+_NO_PCH = "truegrade code, C++ submission, cold, no precompiled header"
+_PLAIN = "plain g++ + setrlimit, C++ submission"
+
+
+def _compile_cost(
+    submissions: int,
+    tests: int,
+    time_s: float,
+    memory_mb: int,
+    progress: Callable[[str], None] | None,
+) -> tuple[list[Measurement], dict[str, Any]]:
+    """One C++ submission at a time (compile + ``tests`` tests) through the grader with one
+    worker, cold and warm, and with no precompiled header, against the plain harness; each a
+    sample per submission, alternating. Runs with ``TRUEGRADE_PCH_DIR`` set by the caller."""
+    from truegrade.exec import Engine
+    from truegrade.graders.code import CodeGrader
+
+    options = {"call_timeout_s": time_s, "memory_mb": memory_mb, "program_timeout_s": 120}
+    samples: dict[str, list[float]] = {n: [] for n in (_COLD, _WARM, _NO_PCH, _PLAIN)}
+    failed: dict[str, int] = dict.fromkeys(samples, 0)
+    rows = [submission(1000 + i, tests) for i in range(submissions)]
+
+    def timed(name: str, grade: Callable[[], bool]) -> None:
+        start = time.perf_counter()
+        ok = grade()
+        samples[name].append((time.perf_counter() - start) * 1e3 / tests)
+        failed[name] += not ok
+
+    def through(grader: CodeGrader, row: dict[str, Any]) -> Callable[[], bool]:
+        return lambda: bool(grader.grade_batch([row])[0].passed)
+
+    def harness(row: dict[str, Any]) -> Callable[[], bool]:
+        return lambda: _plain_grade(row, time_s, memory_mb)
+
+    grader = CodeGrader.from_options(options)
+    with Engine(workers=1) as engine:
+        grader.engine = engine
+        grader.grade_batch([submission(999, tests)])  # the worker, its sandbox: started
+        for i, row in enumerate(rows):
+            if progress:
+                progress(f"compile cost: submission {i + 1} of {submissions}")
+            timed(_COLD, through(grader, row))
+            timed(_WARM, through(grader, row))
+            timed(_PLAIN, harness(row))
+    chosen = os.environ.get("TRUEGRADE_PCH_DIR")
+    os.environ["TRUEGRADE_PCH_DIR"] = ""  # off, for a grader and workers made from here on
+    try:
+        plain = CodeGrader.from_options(options)
+        with Engine(workers=1) as engine:
+            plain.engine = engine
+            plain.grade_batch([submission(998, tests)])
+            for i in range(submissions):
+                if progress:
+                    progress(f"compile cost, no precompiled header: {i + 1} of {submissions}")
+                timed(_NO_PCH, through(plain, submission(2000 + i, tests)))
+    finally:
+        if chosen is None:
+            del os.environ["TRUEGRADE_PCH_DIR"]
+        else:
+            os.environ["TRUEGRADE_PCH_DIR"] = chosen
+    measurements = []
+    for name, values in samples.items():
+        extra = {"ms per submission": statistics.median(values) * tests, "failed": failed[name]}
+        measurements.append(Measurement(name, name == _PLAIN, values, extra))
+    return measurements, {"submissions": submissions, "tests per submission": tests}
+
+
+def _fresh_pch() -> tuple[str, float]:
+    """A precompiled header made now in a directory of the run's own: (the directory, how
+    long it took). The caller points ``TRUEGRADE_PCH_DIR`` at it and removes it after."""
+    from truegrade.graders.code import CodeGrader
+    from truegrade.graders.code._compile import ensure_pch
+
+    root = tempfile.mkdtemp(prefix="truegrade-bench-pch-", dir="/var/tmp")  # not under /tmp
+    os.environ["TRUEGRADE_PCH_DIR"] = root
+    start = time.perf_counter()
+    made = ensure_pch(CodeGrader.from_options({}).sandbox_config())
+    took = time.perf_counter() - start
+    if made is None:
+        raise RuntimeError("the precompiled header could not be made (truegrade doctor says why)")
+    return root, took
+
+
 def run_stdio_bench(
     *,
     problems: int = 50,
@@ -195,6 +318,7 @@ def run_stdio_bench(
     workers: int | None = None,
     time_s: float = 2.0,
     memory_mb: int = 256,
+    submissions: int = 5,
     progress: Callable[[str], None] | None = None,
 ) -> BenchReport:
     """Per-test overhead and batch throughput of stdin/stdout programs, against plain
@@ -206,13 +330,42 @@ def run_stdio_bench(
         runs: Runs of each contender for the per-test overhead.
         workers: Grader workers and harness threads (default: the core count).
         time_s / memory_mb: Per-test limits of both.
+        submissions: C++ submissions of 10 tests each for the compile cost.
     """
-    from truegrade.exec import Engine, default_worker_count
-    from truegrade.graders.code import CodeGrader
-
     if shutil.which("g++") is None:
         raise FileNotFoundError("no g++ on PATH (Debian package g++)")
     started_load = load_average()
+    chosen = os.environ.get("TRUEGRADE_PCH_DIR")
+    if progress:
+        progress("the precompiled header, made once for the run")
+    pch_root, pch_s = _fresh_pch()
+    try:
+        report = _run(problems, tests, runs, workers, time_s, memory_mb, submissions, progress)
+    finally:
+        shutil.rmtree(pch_root, ignore_errors=True)
+        if chosen is None:
+            os.environ.pop("TRUEGRADE_PCH_DIR", None)
+        else:
+            os.environ["TRUEGRADE_PCH_DIR"] = chosen
+    report.details["precompiled header made in s"] = round(pch_s, 2)
+    report.machine["load average at start"] = started_load
+    report.details["load average at end"] = load_average()
+    return report
+
+
+def _run(
+    problems: int,
+    tests: int,
+    runs: int,
+    workers: int | None,
+    time_s: float,
+    memory_mb: int,
+    submissions: int,
+    progress: Callable[[str], None] | None,
+) -> BenchReport:
+    from truegrade.exec import Engine, default_worker_count
+    from truegrade.graders.code import CodeGrader
+
     per_test = _per_test(runs, memory_mb, progress)
     n_workers = workers or default_worker_count()
     total = problems * tests
@@ -237,6 +390,11 @@ def run_stdio_bench(
             "subprocess.run with RLIMIT_AS, RLIMIT_CPU and a timeout, in a thread pool of as "
             "many threads as the grader has workers. It isolates nothing.",
             *per_test.notes,
+            "Compile cost: one C++ submission (bits/stdc++.h, 10 tests) at a time, one worker, "
+            "wall time of its grade / its tests, compile included; cold is a program the build "
+            "cache has not seen, with the precompiled header made at the start of the run "
+            "(its making is timed once, in details); warm is the same program again, a cache "
+            "hit; the plain harness compiles with the same flags and no precompiled header.",
         ],
     )
     report.measurements = list(per_test.measurements)
@@ -275,6 +433,8 @@ def run_stdio_bench(
         ("truegrade code, cold", "plain subprocess, first"),
         ("truegrade code, warm", "plain subprocess, second"),
     ]
-    report.machine["load average at start"] = started_load
-    report.details["load average at end"] = load_average()
+    cost, params = _compile_cost(submissions, 10, time_s, memory_mb, progress)
+    report.measurements += cost
+    report.params.update(params)
+    report.pairs += [(name, _PLAIN) for name in (_COLD, _WARM, _NO_PCH)]
     return report

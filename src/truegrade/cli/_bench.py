@@ -199,11 +199,15 @@ def bench_stdio(
     tests: Annotated[int, typer.Option(help="Tests per problem.", min=1)] = 6,
     runs: Annotated[int, typer.Option(help="Runs of each for the per-test overhead.", min=5)] = 200,
     workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
+    submissions: Annotated[
+        int, typer.Option(help="C++ submissions (10 tests each) for the compile cost.", min=1)
+    ] = 5,
     out: Annotated[
         Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
     ] = None,
 ) -> None:
-    """Stdin/stdout programs: sandbox vs bare per test, and batch throughput vs subprocess."""
+    """Stdin/stdout programs: sandbox vs bare per test, batch throughput and compile cost vs
+    subprocess."""
     from truegrade.bench import run_stdio_bench
 
     try:
@@ -212,6 +216,7 @@ def bench_stdio(
             tests=tests,
             runs=runs,
             workers=workers,
+            submissions=submissions,
             progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
         )
     except FileNotFoundError as exc:

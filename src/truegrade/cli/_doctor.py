@@ -63,8 +63,16 @@ def doctor_command(
     except SandboxError as exc:
         fail(f"the sandbox failed its self-test: {exc}", code=1)
     sandboxed = any(layer.name == "user namespace" and layer.active for layer in found)
+    from truegrade.graders.code._compile import pch_status
+
+    pch_used, pch_detail = pch_status()  # what C++ builds get here; it only speeds them up
     if as_json:
-        report = {"sandboxed": sandboxed, "works": works, "layers": [vars(x) for x in found]}
+        report = {
+            "sandboxed": sandboxed,
+            "works": works,
+            "layers": [vars(x) for x in found],
+            "cpp_precompiled_header": {"used": pch_used, "detail": pch_detail},
+        }
         out_console.print_json(json.dumps(report))
     else:
         table = Table(title="truegrade sandbox layers", title_justify="left")
@@ -80,6 +88,7 @@ def doctor_command(
         out_console.print(
             f"{active} of {len(found)} layers active; a call in the sandbox {verdict}."
         )
+        out_console.print(f"C++ precompiled header: {pch_detail}", highlight=False)
     if not sandboxed:
         err_console.print(
             "[bold red]warning:[/] no isolation: untrusted code would run on this machine as is "

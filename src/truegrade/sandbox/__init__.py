@@ -6,6 +6,7 @@ which layers really hold (``layers``), and forks a fresh, confined child for eve
 function call that only receives inputs and returns plain data, or a whole program run on stdin.
 """
 
+from truegrade.sandbox._buildcache import BuildCache, CachedBuild
 from truegrade.sandbox._layers import Layer, layers
 from truegrade.sandbox._sandbox import (
     CallResult,
@@ -37,6 +38,8 @@ __all__ = [
     "MAX_DEPTH",
     "PLAIN_TYPES",
     "STREAM_BYTES_MAX",
+    "BuildCache",
+    "CachedBuild",
     "CallResult",
     "CallStream",
     "ExecLimits",

@@ -122,7 +122,7 @@ def layers(box: Sandbox) -> list[Layer]:
     if mode == "bwrap":
         fs = f"read-only system and interpreter, {scratch}, fresh /proc and /dev"
     elif mode == "native":
-        fs = f"{scratch}, fresh /proc; the rest of the host only through Landlock"
+        fs = f"the host read-only, {scratch}, fresh /proc; what it reads only through Landlock"
     else:
         fs = "the host's filesystem"
     out.append(Layer("mount namespace", separate("mnt"), fs))

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from truegrade.sandbox import _launch
+from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
 from truegrade.sandbox._zygote import (
     _LENGTH,
@@ -856,12 +857,14 @@ class Executable:
     whether it succeeded and kept its output. The zygote holds one program at a time: a later
     ``load`` or ``build`` in the same sandbox makes this handle unusable (``sandbox_error``).
     Each ``exec`` is a fresh process in a scratch directory emptied and refilled with the build's
-    output, so no run sees a file another run wrote.
+    output, so no run sees a file another run wrote. ``cached`` says the build was not run again:
+    an identical earlier build's output was installed (``Sandbox.build``'s ``cache``).
     """
 
-    def __init__(self, sandbox: Sandbox, build: RunResult) -> None:
+    def __init__(self, sandbox: Sandbox, build: RunResult, *, cached: bool = False) -> None:
         self.sandbox = sandbox
         self.build = build
+        self.cached = cached
         self._generation = sandbox._generation
         self._load = sandbox._loads
 
@@ -913,6 +916,45 @@ class Executable:
             header["output_bytes"] = int(output_bytes)
         blob = data + b"".join((files or {}).values())
         return self.sandbox._task(header, blob, timeout_s)
+
+    def files(self) -> list[tuple[str, int, bytes]]:
+        """What the build kept, as the sandbox holds it: ``(name, mode, bytes)`` per file.
+
+        Raises:
+            SandboxError: the build did not succeed, the sandbox holds another program since,
+                or it stopped answering.
+        """
+        if not self.ok or not self.current:
+            raise SandboxError("the sandbox no longer holds this build's output")
+        box = self.sandbox
+        wait_s = _GRACE_S + (box.config.scratch_mb >> 4)  # a large image takes a while
+        reply = box._request({"op": "image"}, b"", wait_s, expect="image", max_blob=box._image_cap)
+        return _image(reply)
+
+
+def _image(reply: _Reply) -> list[tuple[str, int, bytes]]:
+    """The files of an ``image`` reply, checked (a malformed one is the sandbox failing)."""
+    listed = reply.header.get("files")
+    if not isinstance(listed, list):
+        raise SandboxError("the sandbox sent a malformed image")
+    out, start = [], 0
+    for item in listed:
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and type(item[0]) is str
+            and item[0]
+            and "/" not in item[0]
+            and item[0] not in (".", "..")
+            and all(type(n) is int and n >= 0 for n in item[1:])
+        ):
+            raise SandboxError("the sandbox sent a malformed image")
+        name, mode, length = item
+        out.append((name, mode & 0o755, reply.blob[start : start + length]))
+        start += length
+    if start != len(reply.blob):
+        raise SandboxError("the sandbox sent a malformed image")
+    return out
 
 
 def _task_header(
@@ -1235,10 +1277,15 @@ class Sandbox:
         cpu_s: float | None = None,
         env: dict[str, str] | None = None,
         limits: ExecLimits | None = None,
+        cache: BuildCache | None = None,
     ) -> Executable:
         """Write ``files`` into an empty scratch directory, run the build command ``argv`` there
         (None: nothing to build) and keep the files it made whose names match a ``keep``
         pattern (``fnmatch``, top level only) for the runs.
+
+        With a ``cache``, a build of exactly the same inputs as one that succeeded before (in
+        any sandbox sharing the cache) is not run again: its output is installed instead, and
+        the handle says ``cached``. Why that is safe: ``truegrade.sandbox._buildcache``.
 
         Raises:
             SandboxError: the sandbox could not be started or stopped answering.
@@ -1249,11 +1296,46 @@ class Sandbox:
             header = _task_header(argv, timeout_s, cpu_s, env, limits, files)
         else:
             header = {"files": [[n, len(d)] for n, d in files.items()], "timeout_s": timeout_s}
-        header.update(op="build", keep=list(keep), image_bytes=self.config.scratch_mb << 20)
+        header.update(op="build", keep=list(keep), image_bytes=self._image_cap)
+        if cache is None:
+            return self._build(header, files, timeout_s)
+        key = build_key(
+            sandbox=f"{self.mode} {self.config!r}", files=files, argv=argv, keep=keep, header=header
+        )
+        hit = cache.claim(key, wait_s=timeout_s + _GRACE_S)
+        if hit is not None:
+            return self._install(hit)
+        kept = None
+        try:
+            built = self._build(header, files, timeout_s)
+            if built.ok:
+                kept = CachedBuild(built.build, tuple(built.files()))
+            return built
+        finally:
+            cache.finish(key, kept)
+
+    @property
+    def _image_cap(self) -> int:
+        """The largest image a build may keep: what the scratch directory can hold."""
+        return self.config.scratch_mb << 20
+
+    def _build(
+        self, header: dict[str, Any], files: dict[str, bytes], timeout_s: float
+    ) -> Executable:
         result = self._task(header, b"".join(files.values()), timeout_s)
         if result.status == "sandbox_error":
             raise SandboxError(result.error)
         return Executable(self, result)
+
+    def _install(self, cached: CachedBuild) -> Executable:
+        """Hand the zygote a kept build's output, as if it had just built it."""
+        header = {"op": "install", "files": [[n, m, len(d)] for n, m, d in cached.files]}
+        blob = b"".join(data for _, _, data in cached.files)
+        wait_s = _GRACE_S + (self.config.scratch_mb >> 4)
+        result = self._task(header, blob, wait_s)
+        if result.status != "exited" or result.exit_code != 0:
+            raise SandboxError(result.error or "the sandbox did not take a cached build")
+        return Executable(self, cached.result, cached=True)
 
     def _task(self, header: dict[str, Any], blob: bytes, timeout_s: float) -> RunResult:
         """Run one task of the program the zygote holds; its result.
@@ -1296,7 +1378,13 @@ class Sandbox:
     # -- the wire ---------------------------------------------------------------------------------
 
     def _request(
-        self, header: dict[str, Any], blob: bytes, wait_s: float, *, expect: str
+        self,
+        header: dict[str, Any],
+        blob: bytes,
+        wait_s: float,
+        *,
+        expect: str,
+        max_blob: int | None = None,
     ) -> _Reply:
         """Send one frame and read the reply; on any failure the sandbox is killed."""
         if not self.running:
@@ -1307,13 +1395,13 @@ class Sandbox:
         except SandboxError:
             self._kill()
             raise
-        return self._reply(deadline, expect=expect)
+        return self._reply(deadline, expect=expect, max_blob=max_blob)
 
-    def _reply(self, deadline: float, *, expect: str) -> _Reply:
-        """The zygote's next frame, which must be an ``expect`` reply; on any failure the
-        sandbox is killed."""
+    def _reply(self, deadline: float, *, expect: str, max_blob: int | None = None) -> _Reply:
+        """The zygote's next frame, which must be an ``expect`` reply (its bytes at most
+        ``max_blob``, by default four output caps); on any failure the sandbox is killed."""
         try:
-            reply = self._receive(deadline)
+            reply = self._receive(deadline, max_blob)
         except SandboxError:
             self._kill()
             raise
@@ -1357,11 +1445,11 @@ class Sandbox:
                 raise SandboxError("the sandbox exited unexpectedly")
             self._buffer += chunk
 
-    def _receive(self, deadline: float) -> _Reply:
+    def _receive(self, deadline: float, max_blob: int | None = None) -> _Reply:
         self._fill(_HEAD_BYTES, deadline)
         head_len = int.from_bytes(self._buffer[:4], "big")
         blob_len = int.from_bytes(self._buffer[4:8], "big")
-        max_blob = 4 * max(self.config.output_bytes, STREAM_BYTES_MAX) + 64
+        max_blob = max_blob or 4 * max(self.config.output_bytes, STREAM_BYTES_MAX) + 64
         if head_len > _MAX_HEADER or blob_len > max_blob:
             raise SandboxError("the sandbox sent an oversized frame")
         total = _HEAD_BYTES + head_len + blob_len

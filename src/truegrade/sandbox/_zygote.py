@@ -339,6 +339,11 @@ _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
+_SYS_MOUNT_SETATTR = 442  # the same number on every architecture
+_AT_FDCWD = -100
+_AT_RECURSIVE = 0x8000
+_MOUNT_ATTR_RDONLY = 1
+_MOUNT_ATTR_NOSUID = 2
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 
@@ -479,8 +484,9 @@ def _drop_capabilities() -> None:
 
 def _isolate_natively(config: dict[str, Any]) -> None:
     """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
-    namespaces, a fresh ``/proc``, a private tmpfs scratch directory and an empty read-only
-    tmpfs over each third-party package directory (``hidden_dirs``), then no capabilities.
+    namespaces, every mount of the host read-only, a fresh ``/proc``, a private tmpfs scratch
+    directory, an empty read-only tmpfs over each third-party package directory
+    (``hidden_dirs``), then no capabilities.
 
     The masks are mounts of this mount namespace, made before Landlock opens its read rules,
     so a rule on the interpreter's prefix allows reading the empty masks and nothing beneath
@@ -515,6 +521,7 @@ def _isolate_natively(config: dict[str, Any]) -> None:
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     scratch = config["scratch"]
     _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+    _read_only_everywhere()
     size = f"size={config['scratch_mb']}m,mode=1777".encode()
     _check(
         _libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, size),
@@ -532,6 +539,39 @@ def _isolate_natively(config: dict[str, Any]) -> None:
         )
     _libc.sethostname(b"sandbox", 7)
     _drop_capabilities()
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _read_only_everywhere() -> None:
+    """Make every mount this namespace inherited from the host read-only and ``nosuid``, at
+    once (``mount_setattr`` with ``AT_RECURSIVE``, Linux 5.12, older than any Landlock).
+
+    Landlock refuses reads and writes but not a change of a file's mode, owner or times, and
+    the sandbox's uid is the harness's user on the host: without this a task could ``chmod``
+    whatever that user owns (all of ``/usr`` when it is root; the precompiled headers every
+    later build reads). Bubblewrap's binds are read-only for the same reason. Only mounts made
+    after this one (the scratch tmpfs, ``/proc``, the masks) are not: the masks are read-only
+    mounts of their own."""
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID, 0, 0, 0)
+    _check(
+        _libc.syscall(
+            _SYS_MOUNT_SETATTR,
+            ctypes.c_int(_AT_FDCWD),
+            ctypes.c_char_p(b"/"),
+            ctypes.c_uint(_AT_RECURSIVE),
+            ctypes.byref(attr),
+            ctypes.c_size_t(ctypes.sizeof(attr)),
+        ),
+        "making the host's mounts read-only",
+    )
 
 
 # -- the child's side of a task (runs after fork, before and around the program) ------------------
@@ -888,6 +928,10 @@ class Zygote:
             self.build(header, blob)
         elif op == "exec":
             self.exec(header, blob)
+        elif op == "image":
+            self.send_image()
+        elif op == "install":
+            self.install(header, blob)
         elif op == "unload":
             self.end_session()
             self.code = self.entry = self.image = None
@@ -1276,6 +1320,38 @@ class Zygote:
 
         if self.placed(place):
             self.spawn(header, stdin[:split], started)
+
+    def send_image(self) -> None:
+        """The image of the last build, to the harness, which may keep it for an identical build
+        (``install``). Only bytes the build left cross; nothing here reads or runs them."""
+        image = self.image or []
+        files = [[name, mode, len(data)] for name, mode, data in image]
+        self.send({"op": "image", "files": files}, b"".join(data for _, _, data in image))
+
+    def install(self, header: dict[str, Any], blob: bytes) -> None:
+        """Take an image the harness kept from an earlier build of the very same inputs, in
+        place of building again: ``files`` is ``[[name, mode, length], ...]``, the bytes one
+        after the other in ``blob``. Nothing runs and nothing is written until an ``exec``,
+        which writes it into an emptied scratch directory as it would a fresh build's."""
+        started = time.monotonic()
+        self.end_session()
+        self.code = self.entry = None
+        self.image = None
+        image: list[tuple[str, int, bytes]] = []
+        start = 0
+        try:
+            for name, mode, length in header.get("files") or []:
+                name, length = str(name), int(length)
+                if not name or "/" in name or name in (".", "..") or length < 0:
+                    raise ValueError(f"not a plain file name: {name!r}")
+                image.append((name, int(mode) & 0o755, blob[start : start + length]))
+                start += length
+        except (TypeError, ValueError) as exc:
+            said = f"cannot take the image: {exc}".encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return
+        self.image = image
+        self.send_done({"image_files": sorted(name for name, _, _ in image)}, started)
 
     def placed(self, write: Any) -> bool:
         """Run ``write`` (files into the scratch directory); on failure report it and say so."""

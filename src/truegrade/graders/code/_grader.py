@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
+from truegrade.graders.code._compile import pch_dirs
 from truegrade.graders.code._harness import CALL_BUDGET_S, CodeKernel
 from truegrade.graders.code._languages import language_named, read_only_dirs
 from truegrade.graders.code._rows import DATASET_COLUMNS
@@ -167,7 +168,8 @@ class CodeGrader(KernelGrader):
             max_processes=o.max_processes,
             # room for the runtimes that reserve address space; each task sets its own limit
             address_space_mb=max(o.memory_mb, _ADDRESS_SPACE_MB),
-            read_only_dirs=read_only_dirs(),
+            # the precompiled headers' directory too (read-only, as every one of these)
+            read_only_dirs=(*read_only_dirs(), *pch_dirs()),
         )
 
     def kernel(self) -> Kernel:

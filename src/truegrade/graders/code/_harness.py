@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
+from truegrade.graders.code._compile import ensure_pch
 from truegrade.graders.code._conventions import verdict_name
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._program import build_program
@@ -1045,6 +1046,8 @@ class CodeKernel:
         if not self.fresh_sandbox:
             with contextlib.suppress(SandboxError):
                 sandbox_for(self.sandbox)
+        if self.language == "cpp":
+            ensure_pch(self.sandbox)  # made once per machine, before any response's budget
 
     def __call__(self, payload: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -1096,6 +1099,8 @@ class CodeKernel:
             box = self._program_box()
         except SandboxError as exc:
             return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
+        if language.name == "cpp":  # the first C++ response of a machine waits for it, once,
+            ensure_pch(self.sandbox)  # and not out of its own time budget
         deadline = self._stdio_deadline()
         try:
             verdicts = run_stdio_program(

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from truegrade.graders.code._compile import BUILD_CACHE, with_pch
 from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._languages import Language, language_named, toolchain
 from truegrade.graders.code._program import extract_code
@@ -248,7 +249,11 @@ def _short(text: str, limit: int = 80) -> str:
 def _build(
     box: Sandbox, language: Language, source: str, settings: StdioSettings, extra: dict[str, str]
 ) -> tuple[Executable | None, list[str], dict[str, str], str]:
-    """Build ``source``: (the executable, its run command, its environment, why it failed)."""
+    """Build ``source``: (the executable, its run command, its environment, why it failed).
+
+    C++ gets the precompiled ``bits/stdc++.h`` when one is ready, and every language the
+    process's build cache (``_compile``): both only save the compiler's time: what the
+    program does is the same."""
     chain = toolchain(language, source, settings.memory_mb)
     if isinstance(chain, str):
         raise SandboxError(chain)  # the machine lacks the compiler: not the program's fault
@@ -256,7 +261,7 @@ def _build(
     files = {name: source.encode("utf-8"), **{k: v.encode("utf-8") for k, v in extra.items()}}
     built = box.build(
         files,
-        chain.build,
+        with_pch(language, chain.build, box.config),
         keep=chain.keep,
         timeout_s=settings.compile_timeout_s,
         env=chain.env,  # a compiler reserves address space too: its data is what is capped
@@ -264,6 +269,7 @@ def _build(
             data_mb=settings.compile_memory_mb,
             stack_mb=None if language.own_stack else settings.stack_mb,
         ),
+        cache=BUILD_CACHE,  # an identical build (a group's repeated answer) is not run again
     )
     if built.ok:
         return built, chain.run, chain.env, ""
