@@ -26,6 +26,7 @@ from typing import Any
 from truegrade.audit._stdio import probe_flags, probe_response
 from truegrade.core import Grade
 from truegrade.graders.code import CodeGrader, StdioTask
+from truegrade.graders.code._grader import max_cpu_s
 from truegrade.graders.code._package import (
     Package,
     Submission,
@@ -121,7 +122,7 @@ def _grade_rows(
 def _check(row: dict[str, Any], grade: Grade, how: str = "") -> SubmissionCheck:
     verdict = package_verdict(grade)
     wanted = frozenset(row["expected_verdicts"] or ())
-    cpu = grade.subscores.get("max_cpu_s")
+    cpu = max_cpu_s(grade)
     return SubmissionCheck(
         id=row["id"],
         label=row["expected_verdict"],
@@ -158,7 +159,7 @@ def check_package(
     if limit is None:
         accepted = [r for r in package.rows(_ROOM_S) if r["expected_verdict"] == "accepted"]
         grades = _grade_rows(grader, accepted, None)
-        used = [g.subscores.get("max_cpu_s") or 0.0 for g in grades if g.error is None]
+        used = [max_cpu_s(g) or 0.0 for g in grades if g.error is None]
         derived = max(used, default=0.0)
         limit = time_limit_from(derived, package.time_multiplier)
     rows = [r for r in package.rows(limit) if languages is None or r["language"] in languages]

@@ -409,6 +409,8 @@ fn main() {
 """,
 }
 
+DISPATCH["pypy"] = DISPATCH["python"]  # the same program, run by PyPy
+
 
 @pytest.fixture(scope="module")
 def listener():

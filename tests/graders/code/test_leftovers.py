@@ -110,6 +110,7 @@ fn main() {
 }
 """,
 }
+HOSTILE["pypy"] = HOSTILE["python"]  # the same program, run by PyPy
 
 HONEST = "print(sum(map(int, input().split())))\n"
 HONEST_C = """#include <stdio.h>

@@ -8,6 +8,7 @@ response in the grader's process, and it refuses to run it without isolation unl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -16,7 +17,7 @@ from pydantic import Field, model_validator
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._compile import pch_dirs
-from truegrade.graders.code._harness import CALL_BUDGET_S, CodeKernel
+from truegrade.graders.code._harness import CALL_BUDGET_S, MAX_CPU, CodeKernel
 from truegrade.graders.code._languages import language_named, read_only_dirs
 from truegrade.graders.code._rows import DATASET_COLUMNS
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
@@ -28,6 +29,7 @@ __all__ = [
     "CodeOptions",
     "StdioTask",
     "allow_unsandboxed",
+    "max_cpu_s",
     "runs_programs_sandboxed",
     "stdio_task",
 ]
@@ -260,6 +262,14 @@ def stdio_task(sample: Sample) -> StdioTask | None:
     name = spec.language or sample.metadata.get("language")
     language = language_named(name) if isinstance(name, str) else None
     return StdioTask(spec, language.name if language else "python")
+
+
+def max_cpu_s(grade: Grade) -> float | None:
+    """The most CPU time one of a stdin/stdout program's tests used, as its grade's explanation
+    gives it (None: no test of a program in a named language ran). Not a subscore: it varies
+    from run to run, and subscores are parts of the grade."""
+    found = re.search(re.escape(MAX_CPU) + r" ([0-9.]+) s", grade.explanation)
+    return float(found.group(1)) if found else None
 
 
 def allow_unsandboxed(grader: Grader) -> int:

@@ -80,7 +80,7 @@ from truegrade.sandbox import (
     encode_value,
 )
 
-__all__ = ["CodeFlag", "CodeKernel", "values_match"]
+__all__ = ["MAX_CPU", "CodeFlag", "CodeKernel", "values_match"]
 
 
 class CodeFlag:
@@ -1233,6 +1233,11 @@ class CodeKernel:
         return answers
 
 
+MAX_CPU = "most CPU time of a test:"
+"""How a stdin/stdout grade's explanation gives the most CPU time one of its tests used (what
+a judge reports as a submission's time; ``max_cpu_s`` reads it back)."""
+
+
 def _verdict(
     outcomes: list[TestOutcome],
     tells: list[Any],
@@ -1262,11 +1267,11 @@ def _verdict(
         parts.append(f"{first.name}: {first.reason}")
     if tells:
         parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
+    used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
+    if used:  # what a judge reports as the submission's time (not a subscore: it varies)
+        parts.append(f"{MAX_CPU} {max(used):.3f} s")
     parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
     fraction = passed / total if total else 0.0
-    used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
-    if used:  # what a judge reports as the submission's time
-        counts["max_cpu_s"] = round(max(used), 3)
     return {
         "score": fraction if score == "fraction" else float(passed == total and total > 0),
         "passed": passed == total and total > 0,
