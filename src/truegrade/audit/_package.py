@@ -25,14 +25,15 @@ from typing import Any
 
 from truegrade.audit._stdio import probe_flags, probe_response
 from truegrade.core import Grade
-from truegrade.graders.code import CodeGrader, StdioTask
-from truegrade.graders.code._grader import max_cpu_s
-from truegrade.graders.code._package import (
+from truegrade.graders.code import (
+    CodeGrader,
     Package,
+    StdioTask,
     Submission,
+    max_cpu_s,
+    parse_spec,
     time_limit_from,
 )
-from truegrade.graders.code._spec import parse_spec
 from truegrade.graders.code._stdio import VERDICTS
 
 __all__ = ["PackageCheck", "SubmissionCheck", "check_package", "package_verdict"]

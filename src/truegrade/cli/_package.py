@@ -25,8 +25,8 @@ from truegrade.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from truegrade.audit._package import PackageCheck
-    from truegrade.graders.code._package import Package
+    from truegrade.audit import PackageCheck
+    from truegrade.graders.code import Package
 
 __all__ = ["import_package_command", "package_dirs"]
 
@@ -127,9 +127,8 @@ def import_package_command(
     a package that states no time limit gets one derived from its accepted submissions, as
     judges derive it (that runs them).
     """
-    from truegrade.audit._package import check_package
-    from truegrade.graders.code import CodeGrader
-    from truegrade.graders.code._package import PackageProblem, read_package
+    from truegrade.audit import check_package
+    from truegrade.graders.code import CodeGrader, PackageProblem, read_package
 
     output_path(out)
     if python not in ("pypy", "python"):

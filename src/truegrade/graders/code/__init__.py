@@ -1,4 +1,5 @@
-"""``code``: Python programs graded by their tests, run in a sandbox.
+"""``code``: programs graded by their tests, run in a sandbox (Python functions; stdin/stdout
+programs in eight languages; Kattis/ICPC problem packages read as they are).
 
 The program runs isolated (``truegrade.sandbox``) and only ever receives inputs; the tests'
 logic and expected values stay in a trusted harness outside the sandbox, and every answer comes
@@ -10,10 +11,18 @@ from truegrade.graders.code._grader import (
     CodeOptions,
     StdioTask,
     allow_unsandboxed,
+    max_cpu_s,
     runs_programs_sandboxed,
     stdio_task,
 )
 from truegrade.graders.code._harness import CodeFlag, CodeKernel, values_match
+from truegrade.graders.code._package import (
+    Package,
+    PackageProblem,
+    Submission,
+    read_package,
+    time_limit_from,
+)
 from truegrade.graders.code._program import build_program, extract_code
 from truegrade.graders.code._rows import reference_solution
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
@@ -24,18 +33,24 @@ __all__ = [
     "CodeGrader",
     "CodeKernel",
     "CodeOptions",
+    "Package",
+    "PackageProblem",
     "SpecProblem",
     "StdioTask",
+    "Submission",
     "TellFlag",
     "TestSpec",
     "allow_unsandboxed",
     "build_program",
     "extract_code",
     "find_tells",
+    "max_cpu_s",
     "parse_spec",
+    "read_package",
     "reference_solution",
     "runs_programs_sandboxed",
     "stdio_task",
+    "time_limit_from",
     "values_match",
     "visible_inputs",
 ]
