@@ -305,3 +305,21 @@ def test_grading_needs_no_optional_extra(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads((tmp_path / "o.jsonl").read_text())["passed"] is True
+
+
+def test_resume_grades_the_last_runs_errors_again_unless_kept(tmp_path):
+    data = write_rows(
+        tmp_path / "d.jsonl",
+        [{"id": "a", "response": "1", "reference": "1"}, {"id": "b", "response": "1"}],
+    )
+    out = tmp_path / "o.jsonl"
+    first = run("grade", str(data), "-g", "exact", "--out", str(out), cwd=tmp_path)
+    assert first.returncode == 0 and results(out)["b"]["error"]  # no reference: an error
+    kept = run("grade", str(data), "-g", "exact", "--out", str(out), "--resume", "--keep-errors",
+               cwd=tmp_path)  # fmt: skip
+    assert kept.returncode == 0 and "graded again" not in kept.stderr
+    again = run("grade", str(data), "-g", "exact", "--out", str(out), "--resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "1 rows the last run could not grade are graded again" in again.stderr
+    lines = out.read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines) == ["a", "b"]  # each id once

@@ -60,3 +60,22 @@ def test_nested_output_directories_are_created(tmp_path):
     with ResultWriter(tmp_path / "a" / "b" / "out.jsonl") as out:
         out.write(1, Grade())
     assert (tmp_path / "a" / "b" / "out.jsonl").exists()
+
+
+def test_resume_takes_error_records_out_to_grade_them_again_unless_kept(tmp_path):
+    path = tmp_path / "grades.jsonl"
+    with ResultWriter(path) as out:
+        out.write("a", Grade(score=1.0, passed=True))
+        out.write("b", Grade.failure("the worker died", "crashed"))
+        out.write("c", Grade(score=0.0, passed=False))
+    path.write_bytes(path.read_bytes() + b'{"id": "d", "sco')  # a killed run's last line
+    kept = ResultWriter(path, resume=True)
+    kept.close()
+    assert kept.done == {"a", "b", "c"} and kept.retried == 0
+    again = ResultWriter(path, resume=True, retry_errors=True)
+    assert again.done == {"a", "c"} and again.retried == 1
+    again.write("b", Grade(score=1.0, passed=True))
+    again.close()
+    records = [r for _, r in read_results(path)]
+    assert [r["id"] for r in records] == ["a", "c", "b"]  # each id once, no error left
+    assert not [r for r in records if r["error"]]

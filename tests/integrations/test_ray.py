@@ -233,3 +233,88 @@ def test_ray_data_reads_ifeval_and_stdio_columns_from_parquet(local_ray, tmp_pat
     assert [by_id[k]["score"] for k in ("right", "every", "struct")] == [1.0, 0.0, 1.0]
     assert json.loads(by_id["every"]["subscores"]) == {"stdio_0": 0.0, "stdio_1": 0.0}
     assert by_id["broken"]["passed"] is None and "input_output" in by_id["broken"]["error"]
+
+
+KILLER = """\
+import os
+import signal
+from pathlib import Path
+
+
+def score(data_source, solution_str, ground_truth, extra_info=None):
+    marker, always = Path(__file__).with_name("died"), Path(__file__).with_name("always")
+    if solution_str == "die" and (always.exists() or not marker.exists()):
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)  # inline: this process is the Ray actor
+    return float(solution_str == ground_truth)
+"""
+
+
+def _killer(tmp_path: Path) -> dict:
+    path = tmp_path / "killer.py"
+    path.write_text(KILLER)
+    return {"type": "python", "path": str(path), "function": "score", "execution": "inline"}
+
+
+def _rows(count: int, dies: int) -> list[dict]:
+    return [
+        {"id": i, "response": "die" if i == dies else "x", "reference": "x" if i % 2 else "y"}
+        for i in range(count)
+    ]
+
+
+@pytest.mark.timeout(300)
+def test_a_dead_actor_is_replaced_and_its_batch_graded_again(local_ray, tmp_path):
+    from truegrade.integrations.ray import RayGrader
+
+    remote = RayGrader(_killer(tmp_path), actors=1, batch_size=100)
+    try:
+        grades = remote.grade_batch(_rows(300, dies=150))
+    finally:
+        remote.close()
+    assert remote.replaced == 1 and (tmp_path / "died").exists()
+    assert [g.error for g in grades] == [None] * 300
+    assert [g.score for g in grades] == [float(i % 2 == 1 and i != 150) for i in range(300)]
+
+
+@pytest.mark.timeout(300)
+def test_an_actor_that_dies_on_every_try_gives_crashed_errors_for_its_batch_only(
+    local_ray, tmp_path
+):
+    from truegrade.integrations.ray import RETRIES, RayGrader
+
+    (tmp_path / "always").touch()  # the row kills its actor on every try
+    remote = RayGrader(_killer(tmp_path), actors=1, batch_size=100)
+    try:
+        grades = remote.grade_batch(_rows(300, dies=150))
+    finally:
+        remote.close()
+    assert remote.replaced == RETRIES + 1
+    crashed = [i for i, g in enumerate(grades) if g.error is not None]
+    assert crashed == list(range(100, 200))
+    assert all("crashed" in grades[i].flags and grades[i].passed is None for i in crashed)
+    assert all(g.error is None for i, g in enumerate(grades) if i not in crashed)
+
+
+@pytest.mark.timeout(300)
+def test_the_command_exits_1_on_crashed_rows_and_resume_grades_them_again(local_ray, tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(300, dies=150)))
+    spec = tmp_path / "killer.yaml"
+    spec.write_text(json.dumps(_killer(tmp_path)))
+    out = tmp_path / "o.jsonl"
+    env = _cluster(local_ray)
+    (tmp_path / "always").touch()
+    base = ["grade", data, "-g", spec, "--backend", "ray", "--batch-size", "100", "--out", out]
+    first = _cli(*base, env=env)
+    assert first.returncode == 1, first.stderr[-3000:]
+    assert "100 rows could not be graded" in first.stderr and "--resume" in first.stderr
+    assert sum(1 for line in out.read_text().splitlines() if '"crashed"' in line) == 100
+    (tmp_path / "always").unlink()  # the next run's actor dies once, then grades the batch
+    (tmp_path / "died").unlink()
+    second = _cli(*base, "--resume", env=env)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "100 rows the last run could not grade are graded again" in second.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["id"] for r in records) == list(range(300))  # each id once
+    assert not [r for r in records if r["error"]]

@@ -154,6 +154,14 @@ def grade_command(
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run: grade only rows missing from --out.")
     ] = False,
+    keep_errors: Annotated[
+        bool,
+        typer.Option(
+            "--keep-errors",
+            help="With --resume, keep the rows the last run could not grade (by default they "
+            "are graded again).",
+        ),
+    ] = False,
     overwrite: Annotated[bool, typer.Option(help="Replace --out if it exists.")] = False,
     skip_bad_rows: Annotated[
         bool, typer.Option(help="Record malformed rows in OUT.bad-rows.jsonl and go on.")
@@ -180,7 +188,7 @@ def grade_command(
     ] = False,
 ) -> None:
     """Grade every row of DATA and stream one result per row to --out."""
-    from truegrade.core import check_file
+    from truegrade.core import Flag, check_file
     from truegrade.data import ResultWriter, count_rows, read_results
     from truegrade.stats import summarize
 
@@ -200,7 +208,14 @@ def grade_command(
     out_path = out or Path(f"{data.name.split('.')[0]}.grades.jsonl")
     with user_errors():
         check_file(data, "data file")  # before the results file is made, not after
-        writer = ResultWriter(out_path, resume=resume, overwrite=overwrite)
+        writer = ResultWriter(
+            out_path, resume=resume, overwrite=overwrite, retry_errors=not keep_errors
+        )
+    if writer.retried:
+        err_console.print(
+            f"{writer.retried:,} rows the last run could not grade are graded again "
+            "(--keep-errors keeps them)"
+        )
     bad_rows: list[BadRow] = []
     on_bad: Callable[[BadRow], None] | None = bad_rows.append if skip_bad_rows else None
     total = count_rows(data)
@@ -250,6 +265,14 @@ def grade_command(
         fail(f"no row of {data} could be graded ({len(bad_rows):,} malformed)", code=1)
     errors = [str(r["error"]) for r in records if r.get("error")]
     fail_if_all_errors(len(records), errors, "row")
+    crashed = sum(1 for r in records if r.get("error") and Flag.CRASHED in (r.get("flags") or []))
+    if crashed:
+        fail(
+            f"{crashed:,} rows could not be graded: the process grading them died (each ran "
+            f"again first); their errors are in {out_path}: rerun with --resume to grade them "
+            "again",
+            code=1,
+        )
 
 
 @contextmanager

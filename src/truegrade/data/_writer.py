@@ -61,6 +61,9 @@ class ResultWriter:
         path: The results file.
         resume: Continue an existing file: its complete records count as done (``done``) and a
             partial last line is cut off.
+        retry_errors: With ``resume``, the records that are errors (a crashed worker, a lost
+            node) are taken out of the file and not counted as done, so the rerun grades those
+            rows again and the file still holds each id once.
         overwrite: Replace an existing file.
 
     Raises:
@@ -74,10 +77,20 @@ class ResultWriter:
         ...             out.write(sample.id, grader.grade(sample))
     """
 
-    def __init__(self, path: str | Path, *, resume: bool = False, overwrite: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        resume: bool = False,
+        overwrite: bool = False,
+        retry_errors: bool = False,
+    ) -> None:
         self.path = Path(path)
         self.done: set[str] = set()
         self.written = 0
+        self.retry_errors = retry_errors
+        self.retried = 0
+        """Error records of the earlier run dropped to be graded again (``retry_errors``)."""
         exists = self.path.exists()
         if self.path.is_dir():
             raise OutputError(f"{self.path}: the results file is a directory, not a file")
@@ -101,6 +114,7 @@ class ResultWriter:
 
     def _recover(self) -> None:
         good_end = 0
+        errors: list[tuple[int, int]] = []
         try:
             handle = open_file(self.path, "results file")
         except DataError as exc:
@@ -127,12 +141,34 @@ class ResultWriter:
                             "into a file truegrade did not write"
                         )
                     break
-                self.done.add(str(record["id"]))
+                if self.retry_errors and record.get("error"):
+                    errors.append((offset, end))
+                else:
+                    self.done.add(str(record["id"]))
                 good_end = end
                 offset = end
         if good_end != self.path.stat().st_size:
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
+        if errors:
+            self._drop(errors)
+
+    def _drop(self, spans: list[tuple[int, int]]) -> None:
+        """Rewrite the file without the byte ``spans`` (the error records), atomically: a kill
+        midway leaves the old file or the new one, never half of each."""
+        data = self.path.read_bytes()
+        kept, start = [], 0
+        for begin, end in spans:
+            kept.append(data[start:begin])
+            start = end
+        kept.append(data[start:])
+        fresh = self.path.with_name(self.path.name + ".retry")
+        with fresh.open("wb") as handle:
+            handle.write(b"".join(kept))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(fresh, self.path)
+        self.retried = len(spans)
 
     def write(self, sample_id: str | int, grade: Grade) -> None:
         """Append one record and flush it to the OS (it survives the process being killed)."""

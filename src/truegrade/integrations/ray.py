@@ -4,8 +4,10 @@
 a pool of Ray actors, each holding a warm grader (and its engine of killable worker processes, or
 its sandboxes), and sends them batches of at least ``batch_size`` items, since a Ray task costs
 about a millisecond and a batch amortises it. Results come back in input order and are the same
-as the local backend's. ``grade_dataset`` adds grade columns to a Ray Dataset with
-``map_batches``, for offline scoring of Parquet files too large for one machine.
+as the local backend's. An actor that dies (a killed process, a lost node) is replaced, and its
+batch runs again in the fresh actor, once (``RETRIES``); a batch whose actor dies again becomes
+one ``crashed`` error per row, never a score. ``grade_dataset`` adds grade columns to a Ray
+Dataset with ``map_batches``, for offline scoring of Parquet files too large for one machine.
 
 Graders travel as their spec (a name, a dict, a YAML path or ``file.py:function``); files a spec
 names must exist on the nodes (ship them with Ray's ``runtime_env``).
@@ -15,6 +17,7 @@ Needs ``pip install 'truegrade[ray]'``; nothing else in truegrade imports Ray.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -24,6 +27,7 @@ from typing import Any
 from truegrade.core import (
     BaseGrader,
     EngineError,
+    Flag,
     Grade,
     Sample,
     grade_rows,
@@ -37,7 +41,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("the Ray backend needs Ray: pip install 'truegrade[ray]'") from exc
 
-__all__ = ["MIN_BATCH", "RayGrader", "check_reachable", "close_ray", "grade_dataset"]
+__all__ = ["MIN_BATCH", "RETRIES", "RayGrader", "check_reachable", "close_ray", "grade_dataset"]
 
 MIN_BATCH = 100
 _GRADE_COLUMNS = ("score", "passed", "flags", "error", "explanation", "subscores")
@@ -156,6 +160,9 @@ class RayGrader(BaseGrader):
         self.batch_size = max(MIN_BATCH, batch_size)
         self.timeout_s = timeout_s
         self._pool: list[Any] = []
+        self._actor_class: Any = None
+        self.replaced = 0
+        """Actors started in place of ones that died."""
         local = load_grader(the_spec, **options)  # fail fast, here, on a bad spec
         from truegrade.graders.code import runs_programs_sandboxed
 
@@ -169,12 +176,23 @@ class RayGrader(BaseGrader):
             _ensure_ray(self.address)
             cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
             count = self.actors or max(1, cpus // self.workers_per_actor)
-            actor = ray.remote(num_cpus=min(self.workers_per_actor, cpus))(_GraderActor)
-            self._pool = [
-                actor.remote(self._target, self.options, self.timeout_s, self.workers_per_actor)
-                for _ in range(count)
-            ]
+            self._actor_class = ray.remote(num_cpus=min(self.workers_per_actor, cpus))(_GraderActor)
+            self._pool = [self._new_actor() for _ in range(count)]
         return self._pool
+
+    def _new_actor(self) -> Any:
+        return self._actor_class.remote(
+            self._target, self.options, self.timeout_s, self.workers_per_actor
+        )
+
+    def _replace(self, dead: Any) -> Any:
+        """A fresh actor in the pool, in place of one that died."""
+        with contextlib.suppress(Exception):
+            ray.kill(dead)
+        fresh = self._new_actor()
+        self._pool = [fresh if a is dead else a for a in self._pool]
+        self.replaced += 1
+        return fresh
 
     def _precheck(self, sample: Sample) -> Grade | None:
         return None  # the actors' graders check their own inputs
@@ -185,17 +203,28 @@ class RayGrader(BaseGrader):
         batches = [rows[i : i + self.batch_size] for i in range(0, len(rows), self.batch_size)]
         pending: dict[Any, tuple[int, Any]] = {}  # task -> (batch index, its actor)
         results: dict[int, list[dict[str, Any]]] = {}
+        tries = [0] * len(batches)
+        queue = list(range(len(batches)))
         free = list(pool)
-        next_batch = 0
-        while next_batch < len(batches) or pending:
-            while free and next_batch < len(batches):
-                actor = free.pop()
-                pending[actor.grade.remote(batches[next_batch])] = (next_batch, actor)
-                next_batch += 1
+        while queue or pending:
+            while free and queue:
+                actor, index = free.pop(), queue.pop(0)
+                tries[index] += 1
+                pending[actor.grade.remote(batches[index])] = (index, actor)
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
                 index, actor = pending.pop(ref)
-                results[index] = ray.get(ref)
+                try:
+                    results[index] = ray.get(ref)
+                except ray.exceptions.RayActorError as exc:  # the actor's process died
+                    free.append(self._replace(actor))
+                    if tries[index] <= RETRIES:
+                        queue.append(index)  # its items run again in a fresh actor
+                    else:
+                        results[index] = _crashed(batches[index], tries[index], exc)
+                    continue
+                except ray.exceptions.RayTaskError as exc:  # the grader raised in the actor
+                    results[index] = _raised(batches[index], exc)
                 free.append(actor)
         return [Grade.model_validate(g) for i in range(len(batches)) for g in results[i]]
 
@@ -204,6 +233,26 @@ class RayGrader(BaseGrader):
         for actor in self._pool:
             ray.kill(actor)
         self._pool = []
+
+
+RETRIES = 1
+"""How many more times a batch runs, each time in a fresh actor, after the actor grading it
+died (a killed process, a lost node); then each of its rows is a ``crashed`` error."""
+
+
+def _crashed(rows: list[dict[str, Any]], tries: int, exc: BaseException) -> list[dict[str, Any]]:
+    why = " ".join(str(exc).split())[:300]
+    error = (
+        f"the Ray actor grading this row died {tries} times (each time the row ran again in a "
+        f"fresh actor): {why}"
+    )
+    return [Grade.failure(error, Flag.CRASHED).model_dump() for _ in rows]
+
+
+def _raised(rows: list[dict[str, Any]], exc: BaseException) -> list[dict[str, Any]]:
+    why = " ".join(str(exc).split())[:300]
+    error = f"the grader raised in its Ray actor: {why}"
+    return [Grade.failure(error, Flag.GRADER_EXCEPTION).model_dump() for _ in rows]
 
 
 class _GradeBatch:
