@@ -318,3 +318,16 @@ def test_the_command_exits_1_on_crashed_rows_and_resume_grades_them_again(local_
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["id"] for r in records) == list(range(300))  # each id once
     assert not [r for r in records if r["error"]]
+
+
+@pytest.mark.timeout(300)
+def test_ray_data_grades_every_row_when_an_actor_dies_mid_run(local_ray, tmp_path):
+    from truegrade.integrations.ray import grade_dataset
+
+    rows = _rows(300, dies=150)
+    dataset = local_ray.data.from_items(rows)
+    graded = grade_dataset(dataset, _killer(tmp_path), batch_size=100).take_all()
+    assert (tmp_path / "died").exists()  # the actor did die
+    by_id = {row["id"]: row for row in graded}
+    assert sorted(by_id) == list(range(300))  # nothing lost, nothing twice
+    assert len(graded) == 300 and not [r for r in graded if r["error"]]
