@@ -216,15 +216,15 @@ class RayGrader(BaseGrader):
                 index, actor = pending.pop(ref)
                 try:
                     results[index] = ray.get(ref)
-                except ray.exceptions.RayActorError as exc:  # the actor's process died
+                except ray.exceptions.RayTaskError as exc:  # the grader raised in the actor
+                    results[index] = _raised(batches[index], exc)
+                except ray.exceptions.RayError as exc:  # the actor died, was lost or OOM-killed
                     free.append(self._replace(actor))
                     if tries[index] <= RETRIES:
                         queue.append(index)  # its items run again in a fresh actor
                     else:
                         results[index] = _crashed(batches[index], tries[index], exc)
                     continue
-                except ray.exceptions.RayTaskError as exc:  # the grader raised in the actor
-                    results[index] = _raised(batches[index], exc)
                 free.append(actor)
         return [Grade.model_validate(g) for i in range(len(batches)) for g in results[i]]
 
