@@ -151,7 +151,7 @@ def import_package_command(
     for package in found:
         if not as_json:
             out_console.print(_summary(package), highlight=False)
-    total = sum(len(p.rows(1.0)) for p in found)
+    total = sum(1 for p in found for s in p.submissions if s.language)
     with progress_bar(enabled=not quiet) as bar, user_errors():
         task = bar.add_task("judging", total=total)
         for package in found:

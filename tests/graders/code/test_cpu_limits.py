@@ -123,3 +123,46 @@ def test_plain_python_programs_follow_the_same_rule(language):
     )
     assert grade.error is None and grade.passed is False
     assert set(grade.flags) == {"timeout", "idle_limit"}, grade.explanation
+
+
+SPREAD = """\
+import os
+workers = []
+for _ in range(6):  # each child stays under any per-process limit; together they do not
+    pid = os.fork()
+    if pid == 0:
+        x = 0
+        for i in range(4_000_000):
+            x += i
+        os._exit(0)
+    workers.append(pid)
+for pid in workers:
+    os.waitpid(pid, 0)  # reaped here: their time is in this process's children, not its clock
+print(0)
+"""
+
+DETACHED = """\
+import os, time
+if os.fork() == 0:
+    os.setsid()  # leave the process group, and spin where the parent's clock cannot see
+    if os.fork() == 0:
+        while True:
+            pass
+    os._exit(0)
+time.sleep(2.5)
+print(0)
+"""
+
+
+@pytest.mark.parametrize("language", each_language("python"))
+def test_cpu_time_spread_over_children_or_hidden_in_a_detached_one_still_counts(language):
+    """Attacks on the CPU-time limit: work spread over children that the program reaps itself
+    (each one's own clock stays low; the run finishes well inside the wall-clock backstop), and
+    a detached grandchild that spins while the main process only sleeps. Both used more than
+    the 1 s limit; neither is accepted nor taken for a program that waited."""
+    spec = {"language": language, "time_limit_s": 1, "stdio": [{"stdin": "", "stdout": "0\\n"}]}
+    grader = CodeGrader.from_options({})
+    for attack in (SPREAD, DETACHED):
+        grade = grader.grade({"response": f"```python\n{attack}```", "reference": spec})
+        assert grade.error is None and grade.passed is False, grade.explanation
+        assert grade.flags == ["timeout"], grade.explanation  # time_limit, not idle_limit

@@ -139,16 +139,20 @@ class StdioSettings:
 
     @property
     def checker_s(self) -> float:
-        """The bound (wall clock and CPU) of one run of a special judge."""
+        """The CPU-time limit of one run of a special judge."""
         return max(10.0, self.time_limit_s)
+
+    @property
+    def checker_wall_s(self) -> float:
+        """The wall-clock backstop of one run of a special judge (the tests' rule)."""
+        return self.wall_factor * self.checker_s + WALL_EXTRA_S
 
 
 def stdio_bound_s(tests: int, settings: StdioSettings, checker: bool) -> float:
     """The longest a response's tests can take when no budget cuts them: the build, each test's
     wall-clock backstop, and a special judge's runs (on the output, and once on the expected
     output). The grader's per-row hard deadline is set above it."""
-    checker_wall = settings.wall_factor * settings.checker_s + WALL_EXTRA_S
-    per_test = settings.wall_s + (2 * checker_wall if checker else 0.0)
+    per_test = settings.wall_s + (2 * settings.checker_wall_s if checker else 0.0)
     build = settings.compile_timeout_s * (2 if checker else 1)
     return build + tests * per_test
 
@@ -415,7 +419,7 @@ class _Judge:
         result = executable.exec(
             argv,
             stdin,
-            timeout_s=self.settings.wall_factor * self.settings.checker_s + WALL_EXTRA_S,
+            timeout_s=self.settings.checker_wall_s,
             cpu_s=self.settings.checker_s,
             env=env,
             limits=language.limits(max(1024, self.settings.memory_mb), self.settings.stack_mb),
