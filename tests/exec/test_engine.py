@@ -308,3 +308,47 @@ def test_workers_default_to_the_cores_this_process_may_use():
         timeout=60,
     )
     assert done.stdout.strip() == "1", done.stderr
+
+
+def test_a_slow_tasks_items_never_wait_behind_a_hanging_one():
+    # items that take a while go one at a time to idle workers: a job beside a hanging item
+    # finishes while that item still runs, whatever order the dispatcher took them in
+    with Engine(workers=2) as eng:
+        eng.map(t.misbehave, [("nap", 0.05)] * 4, timeout_s=30)  # the task is known to be slow
+        hanging = eng.submit(t.misbehave, ["sleep"], timeout_s=60)
+        beside = eng.submit(t.misbehave, [("nap", 0.05)] * 6, timeout_s=60)
+        assert [o.value for o in beside.result(timeout=50)] == [0.05] * 6
+        assert not hanging.done()
+        hanging.cancel()
+        eng._cancel(hanging)
+        # the cancelled item's worker is freed at once, not at the 60 s deadline
+        assert [o.value for o in eng.map(t.misbehave, [1, 2, 3], timeout_s=50)] == [1, 2, 3]
+        assert eng.counters[Failure.CANCELLED] >= 1
+
+
+def test_items_queued_behind_a_stalled_quick_item_go_to_another_worker():
+    with Engine(workers=2, max_chunk=64) as eng:
+        eng.map(t.square, list(range(200)), timeout_s=5)  # the task is known to be quick
+        order: list[int] = []
+        lock = threading.Lock()
+
+        def record(index: int, outcome) -> None:
+            with lock:
+                order.append(index)
+
+        payloads = list(range(30)) + ["spin"] + list(range(30, 60))
+        outcomes = eng.map(t.misbehave, payloads, timeout_s=5, on_outcome=record)
+    assert outcomes[30].failure == Failure.TIMEOUT
+    assert [o.value for i, o in enumerate(outcomes) if i != 30] == list(range(60))
+    # every other item was answered before the stalled one reached its deadline
+    assert order[-1] == 30 and sorted(order) == list(range(61))
+
+
+def test_concurrent_one_item_jobs_of_a_quick_task_travel_together():
+    with Engine(workers=1) as eng:
+        eng.map(t.square, list(range(100)), timeout_s=5)
+        eng.submit(t.misbehave, [("nap", 0.3)], timeout_s=5)  # keeps the worker busy
+        futures = [eng.submit(t.square, [k], timeout_s=5) for k in range(200)]
+        assert [f.result(timeout=30)[0].value for f in futures] == [k * k for k in range(200)]
+        # fewer messages than jobs: the waiting one-item jobs were sent in shared chunks
+        assert eng._seq.__reduce__()[1][0] < 150

@@ -30,15 +30,16 @@ import itertools
 import math
 import os
 import pickle
+import selectors
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol
 
 from truegrade.exec._protocol import (
@@ -67,6 +68,15 @@ _MAX_BOOT_FAILURES = 3
 _PIPE_BYTES = 1 << 20
 _PIPE_DEFAULT_BYTES = 1 << 16  # Linux's, when the size can be neither set nor read
 _PREFETCH = 2  # chunks queued per worker, so it never waits on the dispatcher between chunks
+#: Items of a task whose recent items took less than this are batched: several per message,
+#: items of concurrent jobs together, a chunk sent ahead to a busy worker. Slower (or not yet
+#: measured) tasks go one item per message to idle workers only, so no item ever waits behind
+#: another in a worker's queue; the dispatcher's round trip is nothing beside such items.
+_QUICK_S = 0.01
+#: An item of a quick task that runs this many times the task's recent mean (and at least
+#: ``_STALL_MIN_S``) has stalled its worker: the items queued behind it go to other workers.
+_STALL_FACTOR = 20
+_STALL_MIN_S = 0.05
 
 
 class Failure:
@@ -189,14 +199,27 @@ class _Job:
 
 
 class _Chunk:
-    __slots__ = ("dispatched_ns", "done", "indices", "job", "seq")
+    """Items sent to a worker in one message: one task, possibly several jobs' items."""
 
-    def __init__(self, job: _Job, seq: int, indices: list[int]) -> None:
-        self.job = job
+    __slots__ = ("dispatched_ns", "done", "items", "key", "rescued", "seq")
+
+    def __init__(self, key: str, seq: int, items: list[tuple[_Job, int]]) -> None:
+        self.key = key
         self.seq = seq
-        self.indices = indices
+        self.items = items
         self.done = 0
+        #: Positions handed to other workers because this worker stalled on another item.
+        self.rescued: set[int] = set()
         self.dispatched_ns = time.monotonic_ns()
+
+    def requeue(self, positions: Iterable[int]) -> None:
+        """Put these items back at the front of their jobs' queues (in order), unless they
+        already have an outcome or were put back before."""
+        for position in sorted(set(positions) - self.rescued, reverse=True):
+            job, index = self.items[position]
+            self.rescued.add(position)
+            if job.outcomes[index] is None and not job.cancelled:
+                job.retry.appendleft(index)
 
 
 class _Worker:
@@ -269,6 +292,9 @@ class Engine:
         self._workers: list[_Worker] = []
         self._thread: threading.Thread | None = None
         self._wake_r, self._wake_w = -1, -1
+        self._wake_pending = False  # a wake byte is in the pipe: more submits need not write
+        self._selector: selectors.BaseSelector | None = None  # the dispatcher's, while it runs
+        self._polled_ns = 0  # when workers' exit statuses were last polled
         self._closing = False
         self._closed = False
         self._broken: str | None = None
@@ -276,6 +302,7 @@ class Engine:
         self._seq = itertools.count(1)
         self._pid = os.getpid()
         self.counters = collections.Counter[str]()
+        self._item_s: dict[str, float] = {}  # recent mean seconds per item, by task
 
     # -- public ------------------------------------------------------------------------------------
 
@@ -409,6 +436,9 @@ class Engine:
             self._thread.start()
 
     def _wake(self) -> None:
+        if self._wake_pending:
+            return  # the dispatcher has yet to read the last wake, and will see this job then
+        self._wake_pending = True
         with contextlib.suppress(OSError):
             os.write(self._wake_w, b"x")
 
@@ -433,30 +463,36 @@ class Engine:
                 self._stop_worker(worker, kill=bool(worker.chunks))
 
     def _loop(self) -> None:
-        while True:
-            with self._lock:
-                self._jobs.extend(self._incoming)
-                self._incoming.clear()
-                closing = self._closing
-            if closing:
-                self._fail_all(Failure.CANCELLED, "the engine was closed before this item ran")
-                return
-            self._drop_cancelled()
-            self._ensure_workers()
-            self._assign()
-            busy = [w for w in self._workers if w.chunk is not None]
-            timeout = self._poll_timeout(busy)
-            waitables: list[Any] = [w.outbox for w in self._workers]
-            waitables.append(self._wake_r)
-            for ready in wait(waitables, timeout):
-                if isinstance(ready, int):
-                    with contextlib.suppress(BlockingIOError, OSError):
-                        os.read(self._wake_r, 4096)
-                    continue
-                worker = next((w for w in self._workers if w.outbox is ready), None)
-                if worker is not None:
-                    self._receive(worker)
-            self._enforce_deadlines()
+        # one selector for the dispatcher's life (workers are added and removed as they come
+        # and go), not one per wait: the loop turns once per message at high request rates
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        try:
+            while True:
+                with self._lock:
+                    self._jobs.extend(self._incoming)
+                    self._incoming.clear()
+                    closing = self._closing
+                if closing:
+                    self._fail_all(Failure.CANCELLED, "the engine was closed before this item ran")
+                    return
+                self._drop_cancelled()
+                self._ensure_workers()
+                self._assign()
+                busy = [w for w in self._workers if w.chunk is not None]
+                timeout = self._poll_timeout(busy)
+                for key, _ in self._selector.select(timeout):
+                    worker = key.data
+                    if worker is None:
+                        self._wake_pending = False  # before reading: a later submit writes again
+                        with contextlib.suppress(BlockingIOError, OSError):
+                            os.read(self._wake_r, 4096)
+                    elif worker in self._workers:
+                        self._receive(worker)
+                self._enforce_deadlines()
+        finally:
+            self._selector.close()
+            self._selector = None
 
     def _poll_timeout(self, busy: list[_Worker]) -> float:
         if not busy:
@@ -467,15 +503,18 @@ class Engine:
             chunk = worker.chunk
             assert chunk is not None
             seq, pos, start = worker.progress.read()
-            if seq == chunk.seq and pos >= 0:
-                left = (start + chunk.job.timeout_ns - now) / 1e9
+            if seq == chunk.seq and 0 <= pos < len(chunk.items):
+                left = (start + chunk.items[pos][0].timeout_ns - now) / 1e9
                 soonest = min(soonest, max(left, 0.0005))
         return soonest
 
     def _ensure_workers(self) -> None:
         while len(self._workers) < self.workers and self._broken is None:
             try:
-                self._workers.append(self._spawn())
+                worker = self._spawn()
+                self._workers.append(worker)
+                if self._selector is not None:
+                    self._selector.register(worker.outbox.fileno(), selectors.EVENT_READ, worker)
             except OSError as exc:
                 self._broken = f"cannot start a worker process: {exc}"
                 self._fail_all(Failure.CRASHED, self._broken)
@@ -532,25 +571,33 @@ class Engine:
             pipe_bytes,
         )
 
+    def _quick(self, key: str) -> bool:
+        return self._item_s.get(key, math.inf) < _QUICK_S
+
+    def _stalled(self, worker: _Worker, now: int) -> bool:
+        """Whether the worker's current item has run far longer than its task's items do."""
+        chunk = worker.chunk
+        if chunk is None or not self._quick(chunk.key):
+            return False
+        seq, pos, start = worker.progress.read()
+        limit = max(_STALL_MIN_S, _STALL_FACTOR * self._item_s[chunk.key])
+        return seq == chunk.seq and pos >= 0 and (now - start) / 1e9 > limit
+
     def _assign(self) -> None:
+        now = time.monotonic_ns()
         for worker in list(self._workers):
             while len(worker.chunks) < _PREFETCH and self._jobs:
+                if worker.chunks and self._stalled(worker, now):
+                    break
                 job = self._next_job()
                 if job is None:
                     return
-                pending = job.pending()
-                size = max(
-                    1, min(self.config.max_chunk, math.ceil(pending / (_PREFETCH * self.workers)))
-                )
-                indices: list[int] = []
-                while job.retry and len(indices) < size:
-                    indices.append(job.retry.popleft())
-                if len(indices) < size and job.next_index < len(job.payloads):
-                    stop = min(len(job.payloads), job.next_index + size - len(indices))
-                    indices.extend(range(job.next_index, stop))
-                    job.next_index = stop
+                quick = self._quick(job.key)
+                if worker.chunks and not quick:
+                    break  # a slow task's item waits for an idle worker, never in a queue
+                items = self._take(job, quick)
                 seq = next(self._seq)
-                messages = [dumps(("chunk", seq, job.key, [job.payloads[i] for i in indices]))]
+                messages = [dumps(("chunk", seq, job.key, [j.payloads[i] for j, i in items]))]
                 if job.key not in worker.known:
                     messages.insert(0, dumps(("task", job.key, job.blob)))
                 if worker.chunks and sum(map(len, messages)) > worker.pipe_bytes - 64:
@@ -558,9 +605,10 @@ class Engine:
                     # this thread until the worker reads it, while the worker may be blocked
                     # writing answers this thread no longer reads. It goes when the worker is
                     # idle (reading) instead.
-                    job.retry.extendleft(reversed(indices))
+                    for taken, index in reversed(items):
+                        taken.retry.appendleft(index)
                     break
-                chunk = _Chunk(job, seq, indices)
+                chunk = _Chunk(job.key, seq, items)
                 worker.chunks.append(chunk)
                 try:
                     for message in messages:
@@ -569,6 +617,28 @@ class Engine:
                 except (BrokenPipeError, OSError):
                     self._retire(worker, blame=None)
                     break
+
+    def _take(self, job: _Job, quick: bool) -> list[tuple[_Job, int]]:
+        """The items of the next chunk: one of a slow task's; for a quick task a share of the
+        pending items of every job running it, starting with ``job``, so concurrent small jobs
+        (a server's one-item requests) travel together."""
+        if not quick:
+            return [(job, self._pop(job))]
+        same = [job, *(j for j in self._jobs if j is not job and j.key == job.key)]
+        pending = sum(j.pending() for j in same if not j.cancelled)
+        size = max(1, min(self.config.max_chunk, math.ceil(pending / (_PREFETCH * self.workers))))
+        items: list[tuple[_Job, int]] = []
+        for other in same:
+            while len(items) < size and other.pending() and not other.cancelled:
+                items.append((other, self._pop(other)))
+        return items
+
+    @staticmethod
+    def _pop(job: _Job) -> int:
+        if job.retry:
+            return job.retry.popleft()
+        job.next_index += 1
+        return job.next_index - 1
 
     def _next_job(self) -> _Job | None:
         for _ in range(len(self._jobs)):
@@ -606,45 +676,41 @@ class Engine:
             or first != chunk.done
             or len(statuses) != count
             or len(starts) != count
-            or chunk.done + count > len(chunk.indices)
+            or chunk.done + count > len(chunk.items)
         ):
             raise pickle.UnpicklingError("results out of sequence")
-        job = chunk.job
-        outcomes = job.outcomes
-        indices = chunk.indices[first : first + count]
+        items = chunk.items[first : first + count]
         ends = [*starts[1:], end_ns]
-        if job.on_outcome is None and not any(statuses):  # every item ok: the fast path
-            fresh = 0
-            make = tuple.__new__  # skips the named tuple's Python-level __new__
-            for index, value, start, end in zip(indices, values, starts, ends, strict=True):
-                if outcomes[index] is None:
-                    outcomes[index] = make(Outcome, (True, value, None, "", (end - start) / 1e9))
-                    fresh += 1
-            job.remaining -= fresh
-        else:
-            for index, status, value, start, end in zip(
-                indices, statuses, values, starts, ends, strict=True
-            ):
-                elapsed = (end - start) / 1e9
-                if status == STATUS_OK:
-                    outcome = Outcome(True, value, None, "", elapsed)
-                else:
-                    kind = Failure.MEMORY if status == STATUS_MEMORY else Failure.EXCEPTION
-                    outcome = Outcome(False, None, kind, str(value), elapsed)
-                    self.counters[kind] += 1
-                if outcomes[index] is not None:
-                    continue
-                outcomes[index] = outcome
-                job.remaining -= 1
-                if not job.cancelled:
-                    self._notify(job, index, outcome)
+        finished: list[_Job] = []
+        make = tuple.__new__  # skips the named tuple's Python-level __new__
+        for (job, index), status, value, start, end in zip(
+            items, statuses, values, starts, ends, strict=True
+        ):
+            if job.outcomes[index] is not None:
+                continue  # cancelled, or run again elsewhere after this worker stalled
+            elapsed = (end - start) / 1e9
+            if status == STATUS_OK:
+                outcome = make(Outcome, (True, value, None, "", elapsed))
+            else:
+                kind = Failure.MEMORY if status == STATUS_MEMORY else Failure.EXCEPTION
+                outcome = Outcome(False, None, kind, str(value), elapsed)
+                self.counters[kind] += 1
+            job.outcomes[index] = outcome
+            job.remaining -= 1
+            if job.on_outcome is not None and not job.cancelled:
+                self._notify(job, index, outcome)
+            if job.remaining == 0:
+                finished.append(job)
+        mean = (end_ns - starts[0]) / 1e9 / count
+        recent = self._item_s.get(chunk.key)
+        self._item_s[chunk.key] = mean if recent is None else 0.8 * recent + 0.2 * mean
         chunk.done += count
         self.counters["items"] += count
-        if chunk.done >= len(chunk.indices):
+        if chunk.done >= len(chunk.items):
             worker.chunks.popleft()
             if worker.chunks:  # the next chunk's clock starts now, not when it was queued
                 worker.chunks[0].dispatched_ns = time.monotonic_ns()
-        if job.remaining == 0:
+        for job in finished:
             self._finish(job)
 
     def _notify(self, job: _Job, index: int, outcome: Outcome) -> None:
@@ -680,9 +746,14 @@ class Engine:
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic_ns()
+        # a dead worker's outbox reads as closed, which the selector reports at once; polling
+        # exit statuses is the backstop, and a system call per worker, so it runs every 50 ms
+        poll = now - self._polled_ns > 50_000_000
+        if poll:
+            self._polled_ns = now
         for worker in list(self._workers):
             chunk = worker.chunk
-            if worker.proc.poll() is not None and worker in self._workers:
+            if poll and worker.proc.poll() is not None and worker in self._workers:
                 self._receive(worker)  # take what it sent before dying
                 if worker in self._workers:
                     self._retire(worker, blame=None)
@@ -690,11 +761,12 @@ class Engine:
             if chunk is None:
                 continue
             seq, pos, start = worker.progress.read()
-            if seq == chunk.seq and pos >= 0:
-                if now - start > chunk.job.timeout_ns:
+            if seq == chunk.seq and 0 <= pos < len(chunk.items):
+                timeout_ns = chunk.items[pos][0].timeout_ns
+                if now - start > timeout_ns:
                     self._receive(worker)
                     if worker in self._workers and worker.chunk is chunk and chunk.done <= pos:
-                        limit = chunk.job.timeout_ns / 1e9
+                        limit = timeout_ns / 1e9
                         self._retire(
                             worker,
                             blame=pos,
@@ -703,6 +775,13 @@ class Engine:
                             "killed and replaced",
                             elapsed=(now - start) / 1e9,
                         )
+                elif self._stalled(worker, now):
+                    # what waits behind the stalled item goes to other workers now; if this one
+                    # gets to it after all, its answers for items already done are ignored
+                    # (with those it finished but had not yet reported when it stalled)
+                    chunk.requeue(p for p in range(chunk.done, len(chunk.items)) if p != pos)
+                    for later in list(worker.chunks)[1:]:
+                        later.requeue(range(later.done, len(later.items)))
             elif (
                 seq != chunk.seq or pos == POS_SETUP
             ) and now - chunk.dispatched_ns > self.config.setup_timeout_s * 1e9:
@@ -727,6 +806,9 @@ class Engine:
         if worker not in self._workers:
             return
         self._workers.remove(worker)
+        if self._selector is not None:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self._selector.unregister(worker.outbox.fileno())
         queued = list(worker.chunks)
         worker.chunks.clear()
         chunk = queued[0] if queued else None
@@ -738,7 +820,7 @@ class Engine:
             elif seq == chunk.seq and pos == POS_SETUP:
                 in_setup = True
         for later in reversed(queued[1:]):  # never started: back to the front of their queues
-            later.job.retry.extendleft(reversed(later.indices[later.done :]))
+            later.requeue(range(later.done, len(later.items)))
         self._stop_worker(worker, kill=True)
         returncode = worker.proc.returncode
         if failure == Failure.CRASHED:
@@ -751,17 +833,14 @@ class Engine:
                     f"check that '{sys.executable} -m truegrade.exec._worker' can import truegrade"
                 )
         if chunk is not None and self._broken is not None:
-            for local in range(chunk.done, len(chunk.indices)):
-                self._settle(
-                    chunk.job,
-                    chunk.indices[local],
-                    Outcome(False, None, Failure.CRASHED, self._broken),
-                )
+            for job, index in chunk.items[chunk.done :]:
+                self._settle(job, index, Outcome(False, None, Failure.CRASHED, self._broken))
         elif chunk is not None:
-            job = chunk.job
             reason = why or _signal_name(returncode)
-            for local in range(chunk.done, len(chunk.indices)):
-                index = chunk.indices[local]
+            for local in reversed(range(chunk.done, len(chunk.items))):
+                job, index = chunk.items[local]
+                if job.outcomes[index] is not None or local in chunk.rescued:
+                    continue
                 if blame == "all" or in_setup or blame == local:
                     self._settle(job, index, Outcome(False, None, failure, reason, elapsed))
                 elif isinstance(blame, int):
@@ -812,12 +891,24 @@ class Engine:
                 for i, outcome in enumerate(job.outcomes):
                     if outcome is None:
                         job.outcomes[i] = Outcome(False, None, Failure.CANCELLED, "cancelled")
+                        self.counters[Failure.CANCELLED] += 1
                 job.remaining = 0
                 job.retry.clear()
                 job.next_index = len(job.payloads)
                 self._jobs.remove(job)
+                now = time.monotonic_ns()
                 for worker in list(self._workers):
-                    if worker.chunk is not None and worker.chunk.job is job:
+                    chunk = worker.chunk
+                    if chunk is None or (self._quick(chunk.key) and not self._stalled(worker, now)):
+                        continue  # a quick item ends soon; its answer is ignored
+                    seq, pos, _ = worker.progress.read()
+                    if seq == chunk.seq and 0 <= pos < len(chunk.items):
+                        if chunk.items[pos][0] is job:
+                            # a slow item of a cancelled job: the worker is freed for others
+                            self._retire(
+                                worker, blame=pos, failure=Failure.CANCELLED, why="cancelled"
+                            )
+                    elif all(owner is job for owner, _ in chunk.items):
                         self._retire(
                             worker, blame="all", failure=Failure.CANCELLED, why="cancelled"
                         )
