@@ -1,4 +1,5 @@
-"""A reward function that takes its time, for overload and shutdown tests."""
+"""A reward function that takes its time, for overload, deadline and shutdown tests: the
+completion is the number of seconds to sleep ("0" answers at once)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures
-import signal
-import time
 from pathlib import Path
 
 import httpx
@@ -70,45 +67,12 @@ def test_invalid_requests_get_clear_4xx(server):
 def test_health_and_metrics(server):
     health = httpx.get(server.url + "/health").json()
     assert health["status"] == "ok" and health["grader"] == {"type": "math"}
-    metrics = httpx.get(server.url + "/metrics").json()
-    assert metrics["items"] >= 3 and metrics["latency_ms"]["p99"] is not None
+    body = {"query": ["A: \\boxed{2}", "A: \\boxed{1} or \\boxed{2}"], "labels": ["2", "2"]}
+    assert httpx.post(server.url + "/get_reward", json=body, timeout=60).status_code == 200
+    metrics = httpx.get(server.url + "/metrics?format=json").json()
+    assert metrics["items"] >= 2 and metrics["request_seconds"]["p99"] is not None
+    assert metrics["queue_wait_seconds"]["count"] >= 1
     assert "hedged" in metrics["flags"]
-
-
-def test_overload_gets_429_with_retry_after(tmp_path):
-    with ServerProcess(f"{SLOW}:slow", workers=2, max_queue=2) as server:
-
-        def post(i: int) -> httpx.Response:
-            return httpx.post(
-                server.url + "/grade", json={"samples": [{"id": i, "response": "0.8"}]}, timeout=60
-            )
-
-        with concurrent.futures.ThreadPoolExecutor(8) as pool:
-            responses = list(pool.map(post, range(8)))
-        codes = sorted(r.status_code for r in responses)
-        assert codes.count(200) >= 2 and 429 in codes
-        refused = next(r for r in responses if r.status_code == 429)
-        assert int(refused.headers["Retry-After"]) >= 1
-        assert "at capacity" in refused.json()["error"]
-        assert httpx.get(server.url + "/metrics").json()["rejected_requests"] >= 1
-
-
-def test_graceful_shutdown_finishes_in_flight_work():
-    server = ServerProcess(f"{SLOW}:slow", workers=1)
-    with server, concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pending = pool.submit(
-            httpx.post,
-            server.url + "/grade",
-            json={"samples": [{"id": 1, "response": "1.5"}]},
-            timeout=60,
-        )
-        time.sleep(0.5)  # the request is being graded
-        status = server.stop(graceful=True)
-        response = pending.result()
-    assert response.status_code == 200
-    assert response.json()["grades"][0]["score"] == 1.0
-    # uvicorn re-raises SIGTERM once it has drained, so the exit is by that signal, not a crash
-    assert status in (0, -signal.SIGTERM)
 
 
 def test_many_concurrent_single_item_requests_each_get_their_own_answer(server):

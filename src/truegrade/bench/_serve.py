@@ -1,14 +1,19 @@
 """The reward server under RL-shaped load, against the server users typically write by hand.
 
-Two measurements on the same machine, in one run:
+Measured on the same machine, in one run:
 
 1. one 1,024-item ``math`` batch through ``POST /grade`` (a GRPO step's rewards in one call);
-2. 10,000 single-item ``POST /get_reward`` requests (OpenRLHF's shape) at 64 concurrent
-   connections, every response checked against the reward it must carry, so a lost, duplicated or
-   crossed answer is counted, not missed.
+2. single-item ``POST /get_reward`` requests (OpenRLHF's shape) at each of several concurrency
+   levels (1, 16, 64, 256 connections), every response checked against the reward it must
+   carry, so a lost, duplicated or crossed answer is counted, not missed;
+3. head-of-line blocking: the same one-item requests at 16 connections while other requests,
+   one at a time, each hold an item that takes ``hang_s`` seconds to grade (a hostile program,
+   a reward function that hangs): what the fast requests' latency becomes beside them.
 
 The anchor for (2) is the remote reward server a user writes in a few lines: FastAPI calling
 Math-Verify's ``parse``/``verify`` inside the request handler. It runs as a real server too.
+``before`` names another truegrade source tree (a checkout of an earlier commit) whose server
+is measured beside this one, in the same run, on the same load.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -170,7 +176,11 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _measure(
-    name: str, anchor: bool, url: str, load: list[tuple[dict[str, Any], float]], concurrency: int
+    name: str,
+    anchor: bool,
+    url: str,
+    load: list[tuple[dict[str, Any], float]],
+    concurrency: int,
 ) -> Measurement:
     elapsed, latencies, wrong, lost = asyncio.run(_load(url, load, concurrency))
     return Measurement(
@@ -180,76 +190,155 @@ def _measure(
         {
             "p50_ms": _percentile(latencies, 0.5),
             "p99_ms": _percentile(latencies, 0.99),
+            "max_ms": max(latencies),
             "wrong": wrong,
             "lost": lost,
         },
     )
 
 
+def _beside_hanging(
+    url: str, load: list[tuple[dict[str, Any], float]], hang_s: float, concurrency: int
+) -> tuple[float, list[float], int, int]:
+    """``_load`` while, one after another, requests with one item that takes ``hang_s`` seconds
+    are in flight beside it."""
+    import threading
+
+    stop = threading.Event()
+
+    def hang() -> None:
+        body = {"query": [f"sleep:{hang_s}"], "prompts": [""], "labels": ["1"]}
+        while not stop.is_set():
+            try:
+                httpx.post(url + "/get_reward", json=body, timeout=hang_s * 10 + 60)
+            except httpx.HTTPError:
+                time.sleep(0.1)
+
+    thread = threading.Thread(target=hang, daemon=True)
+    thread.start()
+    time.sleep(0.3)  # the first hanging item is running
+    try:
+        return asyncio.run(_load(url, load, concurrency))
+    finally:
+        stop.set()
+        thread.join(timeout=hang_s * 10 + 60)
+
+
 def run_serve_bench(
     *,
-    requests: int = 10_000,
-    concurrency: int = 64,
+    requests: int = 3_000,
+    concurrency: Sequence[int] = (1, 16, 64, 256),
     batch: int = 1024,
     workers: int = 2,
     repeats: int = 5,
+    hang_s: float = 2.0,
+    before: Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> BenchReport:
     """Measure the server; see the module docstring."""
+    levels = sorted(set(concurrency))
     report = BenchReport(
-        title=f"{requests:,} single-item /get_reward requests at {concurrency} connections",
+        title=f"{requests:,} single-item /get_reward requests at {', '.join(map(str, levels))} "
+        "connections",
         metric="requests/s",
         lower_is_better=False,
         params={
             "requests": requests,
-            "concurrency": concurrency,
+            "concurrency": levels,
             "batch": batch,
             "workers": workers,
+            "hang_s": hang_s,
+            "before": str(before) if before else None,
         },
         notes=[
             "Every response is checked against the reward it must carry: 'wrong' counts "
             "crossed or duplicated answers, 'lost' counts requests that never got one; "
             "'graded' is the server's own count of items graded during the load, which "
-            "equals the number of requests when each was graded exactly once."
+            "equals the number of requests when each was graded exactly once.",
+            "'beside a hanging item': the fast requests at 16 connections while requests with "
+            f"one item that takes {hang_s:g} s to grade are in flight, one after another (a "
+            "reward function that sleeps; the hand-written anchor has no such grader).",
         ],
     )
     load = _requests(requests)
     rows = [
         {"id": i, "response": f"\\boxed{{{i % 50}}}", "reference": str(i % 7)} for i in range(batch)
     ]
-    with ServerProcess("math", workers=workers) as server:
-        httpx.post(server.url + "/grade", json={"samples": rows[:64]}, timeout=120)  # warm
-        batch_ms = []
-        for r in range(repeats):
-            if progress:
-                progress(f"{batch}-item batch {r + 1}/{repeats}")
-            started = time.perf_counter()
-            response = httpx.post(server.url + "/grade", json={"samples": rows}, timeout=120)
-            batch_ms.append((time.perf_counter() - started) * 1000)
-            assert len(response.json()["grades"]) == batch
-        if progress:
-            progress("truegrade serve under load")
-        before = httpx.get(server.url + "/metrics", timeout=30).json()["items"]
-        ours = _measure(
-            f"truegrade serve (math, {workers} engine workers)",
-            False,
-            server.url,
-            load,
-            concurrency,
+    sleepy = f"{Path(__file__).with_name('_sleepy.py')}:sleepy"
+    contenders: list[tuple[str, bool, dict[str, str] | None]] = [("truegrade serve", False, None)]
+    if before is not None:
+        src = before / "src" if (before / "src").is_dir() else before
+        contenders.append(
+            (f"truegrade serve before ({before.name})", True, {"PYTHONPATH": str(src)})
         )
-        # the server's own count: each request graded exactly once (a retried 429 is not graded)
-        after = httpx.get(server.url + "/metrics", timeout=30).json()["items"]
-        ours.extra["graded"] = after - before
+    measurements: list[Measurement] = []
+    for name, is_anchor, env in contenders:
+        with ServerProcess("math", workers=workers, env=env) as server:
+            httpx.post(server.url + "/grade", json={"samples": rows[:64]}, timeout=120)  # warm
+            if env is None:
+                batch_ms = []
+                for r in range(repeats):
+                    if progress:
+                        progress(f"{batch}-item batch {r + 1}/{repeats}")
+                    started = time.perf_counter()
+                    response = httpx.post(
+                        server.url + "/grade", json={"samples": rows}, timeout=120
+                    )
+                    batch_ms.append((time.perf_counter() - started) * 1000)
+                    assert len(response.json()["grades"]) == batch
+                report.details["batch_1024_ms"] = {
+                    "median": statistics.median(batch_ms),
+                    "samples": batch_ms,
+                }
+            for level in levels:
+                if progress:
+                    progress(f"{name} at {level} connections")
+                metrics_url = server.url + "/metrics?format=json"
+                done = httpx.get(metrics_url, timeout=30).json()["items"]
+                measured = _measure(f"{name}, c={level}", is_anchor, server.url, load, level)
+                # the server's own count: each request graded exactly once (a retried 429 is not)
+                measured.extra["graded"] = httpx.get(metrics_url, timeout=30).json()["items"] - done
+                measurements.append(measured)
+        with ServerProcess(sleepy, workers=workers, env=env) as server:
+            if progress:
+                progress(f"{name} beside a hanging item")
+            httpx.post(server.url + "/get_reward", json=load[0][0], timeout=60)  # warm
+            elapsed, latencies, _, lost = _beside_hanging(server.url, load, hang_s, 16)
+            measurements.append(
+                Measurement(
+                    f"{name}, c=16 beside a hanging item",
+                    is_anchor,
+                    [len(load) / elapsed],
+                    {
+                        "p50_ms": _percentile(latencies, 0.5),
+                        "p99_ms": _percentile(latencies, 0.99),
+                        "max_ms": max(latencies),
+                        "lost": lost,
+                    },
+                )
+            )
     if progress:
         progress("hand-written Math-Verify server under load")
     with _NaiveServer() as naive:
-        anchor = _measure(
-            "FastAPI + Math-Verify in the handler (hand-written)",
-            True,
-            naive.url,
-            load,
-            concurrency,
-        )
-    report.measurements = [ours, anchor]
-    report.details["batch_1024_ms"] = {"median": statistics.median(batch_ms), "samples": batch_ms}
+        for level in levels:
+            if progress:
+                progress(f"hand-written server at {level} connections")
+            measurements.append(
+                _measure(
+                    f"FastAPI + Math-Verify in the handler (hand-written), c={level}",
+                    True,
+                    naive.url,
+                    load,
+                    level,
+                )
+            )
+    report.measurements = measurements
+    ours = [m for m in measurements if not m.anchor]
+    for m in ours:
+        suffix = m.name.removeprefix("truegrade serve")
+        report.pairs += [
+            (m.name, a.name)
+            for a in measurements
+            if a.anchor and a.name.endswith(suffix) and a.name != m.name
+        ]
     return report

@@ -135,13 +135,27 @@ def bench_goodhart(
 @bench_app.command("serve")
 def bench_serve(
     requests: Annotated[
-        int, typer.Option(help="Single-item /get_reward requests.", min=100)
-    ] = 10_000,
-    concurrency: Annotated[int, typer.Option(help="Concurrent connections.", min=1)] = 64,
+        int, typer.Option(help="Single-item /get_reward requests per level.", min=100)
+    ] = 3_000,
+    concurrency: Annotated[
+        list[int],
+        typer.Option(help="Concurrent connections (repeatable; default 1, 16, 64, 256).", min=1),
+    ] = [],
     batch: Annotated[
         int, typer.Option(help="Items in the one-batch /grade measurement.", min=1)
     ] = 1024,
     workers: Annotated[int, typer.Option(help="Engine workers in the server.", min=1)] = 2,
+    hang_s: Annotated[
+        float, typer.Option(help="Seconds the hanging item takes, beside the fast load.", min=0.1)
+    ] = 2.0,
+    before: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SRC",
+            help="Another truegrade source tree (a checkout of an earlier commit) whose server "
+            "is measured beside this one, on the same load.",
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
     ] = None,
@@ -149,11 +163,21 @@ def bench_serve(
     """The reward server under RL-shaped load versus a hand-written Math-Verify server."""
     from truegrade.bench import run_serve_bench
 
+    tree = Path(before) if before is not None else None
+    if tree is not None and not any(
+        (tree / sub / "truegrade" / "__init__.py").is_file() for sub in ("src", ".")
+    ):
+        raise typer.BadParameter(
+            f"{before} is not a truegrade source tree (no src/truegrade/__init__.py in it)",
+            param_hint="'--before'",
+        )
     report = run_serve_bench(
         requests=requests,
-        concurrency=concurrency,
+        concurrency=concurrency or (1, 16, 64, 256),
         batch=batch,
         workers=workers,
+        hang_s=hang_s,
+        before=tree,
         progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
     )
     _emit(report, out)

@@ -31,11 +31,42 @@ def serve_command(
     port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = SERVE_PORT,
     workers: WorkersOption = None,
     timeout_s: TimeoutOption = None,
+    max_requests: Annotated[
+        int | None,
+        typer.Option(help="Most requests in flight before 429 (default: 256 per core).", min=1),
+    ] = None,
     max_queue: Annotated[
         int, typer.Option(help="Most items in flight before requests get 429 + Retry-After.", min=1)
     ] = 65_536,
+    max_body_mb: Annotated[
+        float, typer.Option(help="Largest request body (413 past it).", min=0.001)
+    ] = 32.0,
+    max_pending_mb: Annotated[
+        float, typer.Option(help="Most request bytes in flight before 429.", min=0.001)
+    ] = 512.0,
+    max_wait_s: Annotated[
+        float,
+        typer.Option(
+            help="Refuse (429) when the work in flight would take longer than this to drain.",
+            min=0.001,
+        ),
+    ] = 30.0,
+    request_timeout_s: Annotated[
+        float,
+        typer.Option(help="A request's deadline; past it: 504, its work cancelled.", min=0.001),
+    ] = 600.0,
+    idle_timeout_s: Annotated[
+        float,
+        typer.Option(
+            help="Close a connection that has not sent a whole request in this long.", min=0.001
+        ),
+    ] = 15.0,
     graceful_s: Annotated[
-        float, typer.Option(help="On shutdown, how long in-flight requests may take to finish.")
+        float,
+        typer.Option(
+            help="On shutdown, how long in-flight requests may take to finish (then 503).",
+            min=0.001,
+        ),
     ] = 30.0,
     end_token: Annotated[
         list[str],
@@ -49,7 +80,7 @@ def serve_command(
 ) -> None:
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     from truegrade.cli._grade import load_cli_grader  # its module's options load the data readers
-    from truegrade.serve import serve
+    from truegrade.serve import ServerLimits, serve
 
     mapping = field_map(field)
     check_preset(preset)
@@ -63,8 +94,16 @@ def serve_command(
         the_grader,
         host=host,
         port=port,
-        max_queue=max_queue,
-        graceful_s=graceful_s,
+        limits=ServerLimits(
+            max_requests=max_requests or 0,
+            max_queue=max_queue,
+            max_body_mb=max_body_mb,
+            max_pending_mb=max_pending_mb,
+            max_wait_s=max_wait_s,
+            request_timeout_s=request_timeout_s,
+            idle_timeout_s=idle_timeout_s,
+            graceful_s=graceful_s,
+        ),
         end_tokens=[t for t in end_token if t] if end_token else None,
         preset=preset,
         field_map=mapping or None,

@@ -171,6 +171,7 @@ class _Job:
         "remaining",
         "retry",
         "timeout_ns",
+        "waiter",
     )
 
     def __init__(
@@ -193,6 +194,8 @@ class _Job:
         self.future: Future[list[Outcome]] = Future()
         self.on_outcome = on_outcome
         self.cancelled = False
+        #: For ``amap``: the event loop and its future, resolved in batches (``_flush``).
+        self.waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[list[Outcome]]] | None = None
 
     def pending(self) -> int:
         return len(self.retry) + len(self.payloads) - self.next_index
@@ -295,6 +298,7 @@ class Engine:
         self._wake_pending = False  # a wake byte is in the pipe: more submits need not write
         self._selector: selectors.BaseSelector | None = None  # the dispatcher's, while it runs
         self._polled_ns = 0  # when workers' exit statuses were last polled
+        self._finished: list[_Job] = []  # ``amap`` jobs done, for the loops to hear of at once
         self._closing = False
         self._closed = False
         self._broken: str | None = None
@@ -336,6 +340,16 @@ class Engine:
             on_outcome: Called as ``(index, outcome)`` from the engine's thread as each item
                 finishes, for streaming results. Keep it quick.
         """
+        return self._submit(task, payloads, timeout_s, on_outcome, None)
+
+    def _submit(
+        self,
+        task: Task | Callable[[Any], Any],
+        payloads: Sequence[Any],
+        timeout_s: float,
+        on_outcome: Callable[[int, Outcome], None] | None,
+        waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[list[Outcome]]] | None,
+    ) -> Future[list[Outcome]]:
         if not timeout_s > 0:
             raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
         try:
@@ -347,8 +361,11 @@ class Engine:
             ) from None
         key = hashlib.blake2b(blob, digest_size=16).hexdigest()
         job = _Job(key, blob, list(payloads), timeout_s, on_outcome)
+        job.waiter = waiter
         if not job.payloads:
             job.future.set_result([])
+            if waiter is not None:
+                waiter[1].set_result([])
             return job.future
         with self._lock:
             self._check_usable()
@@ -381,10 +398,17 @@ class Engine:
         *,
         timeout_s: float,
     ) -> list[Outcome]:
-        """Async ``map``: awaits the job without blocking the event loop."""
-        future = self.submit(task, payloads, timeout_s=timeout_s)
+        """Async ``map``: awaits the job without blocking the event loop.
+
+        The jobs of one event loop that finish together are handed to it in one call, not one
+        cross-thread wake-up each (a server's one-item requests finish many at a time)."""
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[list[Outcome]] = loop.create_future()
+        future = self._submit(task, payloads, timeout_s, None, (loop, waiter))
         try:
-            return await asyncio.wrap_future(future)
+            return await waiter
         except asyncio.CancelledError:
             self._cancel(future)
             raise
@@ -457,6 +481,7 @@ class Engine:
         except BaseException as exc:  # pragma: no cover - a bug here must not hang callers
             self._broken = f"the engine's dispatcher failed: {type(exc).__name__}: {exc}"
             self._fail_all(Failure.CRASHED, self._broken)
+            self._flush()
             raise
         finally:
             for worker in list(self._workers):
@@ -484,13 +509,17 @@ class Engine:
                 for key, _ in self._selector.select(timeout):
                     worker = key.data
                     if worker is None:
-                        self._wake_pending = False  # before reading: a later submit writes again
                         with contextlib.suppress(BlockingIOError, OSError):
                             os.read(self._wake_r, 4096)
+                        # after reading, and before the loop's top takes the incoming jobs: a
+                        # job submitted before this line is taken there; one after it writes
+                        self._wake_pending = False
                     elif worker in self._workers:
                         self._receive(worker)
                 self._enforce_deadlines()
+                self._flush()
         finally:
+            self._flush()
             self._selector.close()
             self._selector = None
 
@@ -727,8 +756,23 @@ class Engine:
     def _finish(self, job: _Job) -> None:
         if not job.future.done():
             job.future.set_result([o for o in job.outcomes if o is not None])
+        if job.waiter is not None and not job.waiter[1].done():
+            self._finished.append(job)
         with contextlib.suppress(ValueError):
             self._jobs.remove(job)
+
+    def _flush(self) -> None:
+        """Hand finished ``amap`` jobs to their event loops: one call per loop."""
+        if not self._finished:
+            return
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        for job in self._finished:
+            assert job.waiter is not None
+            by_loop.setdefault(job.waiter[0], []).append(job)
+        self._finished = []
+        for loop, jobs in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
+                loop.call_soon_threadsafe(_resolve, jobs)
 
     def _settle(self, job: _Job, index: int, outcome: Outcome) -> None:
         """Record one outcome decided by the dispatcher (kills, crashes, cancellations)."""
@@ -922,6 +966,20 @@ class Engine:
                 if outcome is None:
                     self._settle(job, i, Outcome(False, None, failure, why))
         self._jobs.clear()
+
+
+def _resolve(jobs: list[_Job]) -> None:
+    """In the event loop: give each finished ``amap`` its outcomes (or its failure)."""
+    for job in jobs:
+        assert job.waiter is not None
+        waiter = job.waiter[1]
+        if waiter.done():
+            continue  # its caller was cancelled
+        error = job.future.exception()
+        if error is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(job.future.result())
 
 
 # -- the process-wide default engine ---------------------------------------------------------------

@@ -1,20 +1,22 @@
-"""The reward server: ``POST /grade``, OpenRLHF's ``POST /get_reward``, health and metrics,
-with admission control (429 + Retry-After) and graceful shutdown."""
+"""The reward server: ``POST /grade``, OpenRLHF's ``POST /get_reward``, health and Prometheus
+metrics; each request answered as its own items finish, overload refused with 429 + Retry-After,
+bounded bodies, deadlines and idle connections, and a shutdown that answers everything."""
 
 from truegrade.serve._app import (
     END_TOKENS,
     GradeRequest,
     RewardRequest,
-    ServerState,
     create_app,
     response_of,
 )
 from truegrade.serve._run import ServerProcess, free_port, serve
+from truegrade.serve._state import ServerLimits, ServerState
 
 __all__ = [
     "END_TOKENS",
     "GradeRequest",
     "RewardRequest",
+    "ServerLimits",
     "ServerProcess",
     "ServerState",
     "create_app",

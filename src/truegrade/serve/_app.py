@@ -7,28 +7,32 @@ Endpoints:
 * ``POST /get_reward``: OpenRLHF's remote reward contract, ``{"query", "prompts", "labels"}`` ->
   ``{"rewards", "scores", "extra_logs"}``. The response is the query with its prompt removed, and
   the end-of-sequence tokens it ends with (``END_TOKENS``, or the server's own list).
-* ``GET /health``: liveness, the grader, and the queue.
-* ``GET /metrics``: counts, latency percentiles, flag counts, errors, rejected requests.
+* ``GET /health``: liveness, the grader, and what is in flight.
+* ``GET /metrics``: Prometheus' text format (``?format=json`` for JSON): request and queue-wait
+  latency histograms, items and requests in flight, errors by kind, refusals by reason.
 
-Overload is refused, not absorbed: when the items in flight would exceed ``max_queue``, the
-request gets 429 with a ``Retry-After`` estimated from recent throughput. On shutdown uvicorn
-stops accepting and lets in-flight requests finish before the engine is closed.
+Each request is graded as its own job and answered as soon as its own items are done: a slow or
+hostile item delays only the request it came in. (The engine still sends the items of concurrent
+requests to its workers together when they are quick, so one-item requests cost little more than
+one batch.) A request past its deadline gets 504 and its remaining work is cancelled; a request
+whose client left is cancelled the same way. Overload is refused, not absorbed (``_state``), and
+errors always have the shape ``{"error": message}``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
+import concurrent.futures
 import time
-from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from truegrade.core import (
     DataError,
@@ -40,12 +44,13 @@ from truegrade.core import (
     run_grader_async,
 )
 from truegrade.data import one_sample
+from truegrade.serve._http import BodyGuard
+from truegrade.serve._state import Admission, ServerLimits, ServerState
 
 __all__ = [
     "END_TOKENS",
     "GradeRequest",
     "RewardRequest",
-    "ServerState",
     "create_app",
     "response_of",
 ]
@@ -63,138 +68,6 @@ class RewardRequest(BaseModel):
     query: list[str] = Field(description="Prompt + response, as the policy produced it.")
     prompts: list[str] | None = Field(default=None, description="The prompts, to strip.")
     labels: list[Any] | None = Field(default=None, description="References (gold answers).")
-
-
-class _Batcher:
-    """Pools the samples of concurrent requests into one grading call.
-
-    An RL trainer sends one sample per request, many at a time; grading each alone pays the
-    engine's per-job cost every time. The batcher waits up to ``window_s`` (or until ``max_items``
-    are queued) and grades everything queued together, then hands each request its own grades.
-    """
-
-    def __init__(self, grader: Grader, *, window_s: float = 0.002, max_items: int = 4096) -> None:
-        self.grader = grader
-        self.window_s = window_s
-        self.max_items = max_items
-        self.queue: asyncio.Queue[tuple[list[Sample], asyncio.Future[list[Grade]]]] | None = None
-        self.task: asyncio.Task[None] | None = None
-        self.running: set[asyncio.Task[None]] = set()  # keeps in-flight gradings referenced
-
-    async def grade(self, samples: list[Sample]) -> list[Grade]:
-        if not samples:
-            return []
-        if self.queue is None:
-            self.queue = asyncio.Queue()
-            self.task = asyncio.create_task(self._run())
-        future: asyncio.Future[list[Grade]] = asyncio.get_running_loop().create_future()
-        await self.queue.put((samples, future))
-        return await future
-
-    async def _run(self) -> None:
-        assert self.queue is not None
-        while True:
-            first = await self.queue.get()
-            pending = [first]
-            size = len(first[0])
-            deadline = asyncio.get_running_loop().time() + self.window_s
-            while size < self.max_items:
-                left = deadline - asyncio.get_running_loop().time()
-                if left <= 0:
-                    break
-                try:
-                    item = await asyncio.wait_for(self.queue.get(), timeout=left)
-                except asyncio.TimeoutError:
-                    break
-                pending.append(item)
-                size += len(item[0])
-            task = asyncio.create_task(self._grade(pending))
-            self.running.add(task)
-            task.add_done_callback(self.running.discard)
-
-    async def _grade(self, pending: list[tuple[list[Sample], asyncio.Future[list[Grade]]]]) -> None:
-        combined = [s for samples, _ in pending for s in samples]
-        try:
-            grades = await run_grader_async(self.grader, combined)
-        except Exception as exc:  # a grader bug: every request gets the error, none hangs
-            for _, future in pending:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        start = 0
-        for samples, future in pending:
-            if not future.done():
-                future.set_result(grades[start : start + len(samples)])
-            start += len(samples)
-
-
-class ServerState:
-    """Counters and the admission control of one server."""
-
-    def __init__(self, grader: Grader, *, max_queue: int) -> None:
-        self.grader = grader
-        self.batcher = _Batcher(grader)
-        self.max_queue = max_queue
-        self.in_flight = 0
-        self.started = time.monotonic()
-        self.requests = 0
-        self.items = 0
-        self.errors = 0
-        self.rejected = 0
-        self.flags: Counter[str] = Counter()
-        self.latencies_ms: deque[float] = deque(maxlen=10_000)
-        self.recent: deque[tuple[float, int]] = deque(maxlen=256)
-
-    def admit(self, n: int) -> float | None:
-        """Reserve room for ``n`` items, or return the seconds to wait before retrying."""
-        if self.in_flight > 0 and self.in_flight + n > self.max_queue:
-            self.rejected += 1
-            return self._retry_after(n)
-        self.in_flight += n
-        return None
-
-    def release(self, n: int, grades: list[Grade], elapsed_s: float) -> None:
-        self.in_flight -= n
-        self.requests += 1
-        self.items += n
-        self.recent.append((time.monotonic(), n))
-        for grade in grades:
-            self.latencies_ms.append(grade.latency_ms)
-            self.flags.update(grade.flags)
-            self.errors += grade.error is not None
-
-    def _retry_after(self, n: int) -> float:
-        now = time.monotonic()
-        window = [(t, k) for t, k in self.recent if now - t < 10]
-        rate = sum(k for _, k in window) / 10 if window else 0.0
-        if rate <= 0:
-            return 1.0
-        return max(0.1, min(30.0, (self.in_flight + n - self.max_queue) / rate))
-
-    def snapshot(self) -> dict[str, Any]:
-        ordered = sorted(self.latencies_ms)
-
-        def pct(q: float) -> float | None:
-            if not ordered:
-                return None
-            return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
-
-        return {
-            "uptime_s": round(time.monotonic() - self.started, 3),
-            "requests": self.requests,
-            "items": self.items,
-            "in_flight": self.in_flight,
-            "max_queue": self.max_queue,
-            "rejected_requests": self.rejected,
-            "grader_errors": self.errors,
-            "latency_ms": {
-                "p50": pct(0.5),
-                "p95": pct(0.95),
-                "p99": pct(0.99),
-                "window": len(ordered),
-            },
-            "flags": dict(self.flags.most_common()),
-        }
 
 
 #: End-of-sequence and end-of-turn tokens of common chat models, as their tokenizers decode
@@ -248,28 +121,50 @@ def _rows_to_samples(
     return samples, bad
 
 
+class _Refused(Exception):
+    """A request that ends with a status other than 200 (the handler turns it into JSON)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
 def create_app(
     grader: Grader,
     *,
-    max_queue: int = 65_536,
+    limits: ServerLimits | None = None,
+    max_queue: int | None = None,
     end_tokens: Sequence[str] = END_TOKENS,
     preset: str = "auto",
     field_map: Mapping[str, str] | None = None,
 ) -> FastAPI:
-    """A FastAPI app serving ``grader`` (see the module docstring for the endpoints);
-    ``end_tokens`` are cut from the end of ``/get_reward``'s responses; a ``/grade`` row is
-    read as a file's row is (``preset``, ``field_map``: ``--preset``, ``--field``)."""
-    state = ServerState(grader, max_queue=max_queue)
+    """An ASGI app serving ``grader`` (see the module docstring for the endpoints), bounded by
+    ``limits`` (``max_queue`` overrides its item limit); ``end_tokens`` are cut from the end of
+    ``/get_reward``'s responses; a ``/grade`` row is read as a file's row is (``preset``,
+    ``field_map``: ``--preset``, ``--field``); ``app.state.truegrade`` is its ``ServerState``."""
+    bounds = limits or ServerLimits()
+    if max_queue is not None:
+        bounds = ServerLimits(**{**bounds.__dict__, "max_queue": max_queue})
+    state = ServerState(bounds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
+        # requests of graders that grade in threads each hold one while they wait
+        threads = concurrent.futures.ThreadPoolExecutor(64, thread_name_prefix="truegrade-serve")
+        asyncio.get_running_loop().set_default_executor(threads)
         yield
         from truegrade.exec import default_engine
 
         await asyncio.to_thread(default_engine().close)
+        threads.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="truegrade reward server", lifespan=lifespan)
     app.state.truegrade = state
+
+    def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        return JSONResponse(status_code=status, headers=headers, content={"error": message})
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -277,37 +172,69 @@ def create_app(
         if "json" not in request.headers.get("content-type", ""):
             # without the header the body is never parsed as JSON (curl -d sends a form type)
             problems += "; send the body as JSON with the header 'Content-Type: application/json'"
-        return JSONResponse(status_code=422, content={"error": f"invalid request: {problems}"})
+        return error(422, f"invalid request: {problems}")
 
-    def busy(wait_s: float) -> JSONResponse:
-        return JSONResponse(
-            status_code=429,
-            headers={"Retry-After": str(max(1, math.ceil(wait_s)))},
-            content={
-                "error": f"server at capacity ({state.in_flight} items in flight, limit "
-                f"{state.max_queue}); retry in {wait_s:.1f} s"
-            },
-        )
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # FastAPI's own errors (a body that is not UTF-8, an unknown path) in the same shape
+        return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
-    async def grade_rows(samples: list[Sample]) -> list[Grade]:
-        started = time.monotonic()
-        wait_s = state.admit(len(samples))
-        if wait_s is not None:
-            raise _Busy(wait_s)
+    @app.exception_handler(_Refused)
+    async def _refused(request: Request, exc: _Refused) -> JSONResponse:
+        return error(exc.status, exc.message, exc.headers)
+
+    async def grade_rows(request: Request, samples: list[Sample], endpoint: str) -> list[Grade]:
+        body_bytes = int(request.scope.get("truegrade.body_bytes", 0))
+        ticket = state.admit(len(samples), body_bytes)
+        if not isinstance(ticket, Admission):
+            reason, wait_s = ticket
+            status = 503 if state.draining else 429
+            raise _Refused(
+                status,
+                state.refusal(reason, wait_s)["error"],
+                {"Retry-After": str(max(1, round(wait_s)))},
+            )
         grades: list[Grade] = []
+        status = 200
+        task = asyncio.current_task()
+        stopped: list[int] = []  # why this request was stopped: 504 (deadline) or 503 (shutdown)
+
+        def stop(why: int) -> None:
+            if not stopped and task is not None:
+                stopped.append(why)
+                task.cancel()
+
+        left = bounds.request_timeout_s - (time.monotonic() - ticket.arrived)
+        deadline = asyncio.get_running_loop().call_later(max(0.0, left), stop, 504)
+        state.stoppers.add(stop)
         try:
-            grades = await state.batcher.grade(samples)
+            grades = await run_grader_async(grader, samples)
             return grades
+        except asyncio.CancelledError:
+            if not stopped:  # the client left (499), or the server is going down (503)
+                status = 499 if request.scope.get("truegrade.disconnected") else 503
+                raise
+            status = stopped[0]
+            if task is not None and hasattr(task, "uncancel"):  # Python 3.11+
+                task.uncancel()  # the cancellation was ours, and it is handled
+            if status == 503:
+                raise _Refused(
+                    503, "the server is shutting down; retry", {"Retry-After": "1"}
+                ) from None
+            raise _Refused(
+                504,
+                f"grading took longer than the request deadline of {bounds.request_timeout_s:g} s "
+                "(--request-timeout-s); its work was cancelled",
+            ) from None
         finally:
-            state.release(len(samples), grades, time.monotonic() - started)
+            deadline.cancel()
+            state.stoppers.discard(stop)
+            state.release(ticket, grades, endpoint=endpoint, status=status)
 
     @app.post("/grade")
-    async def grade(body: GradeRequest) -> Any:
+    async def grade(request: Request, body: GradeRequest) -> Any:
         samples, bad = _rows_to_samples(body.samples, preset, field_map)
-        try:
-            graded = iter(await grade_rows(samples))
-        except _Busy as exc:
-            return busy(exc.wait_s)
+        graded = iter(await grade_rows(request, samples, "grade"))
         grades = [bad[i] if i in bad else next(graded) for i in range(len(body.samples))]
         ids = [
             row.get("id", i) if isinstance(row, dict) else i for i, row in enumerate(body.samples)
@@ -315,24 +242,18 @@ def create_app(
         return {"grades": [g.record(sample_id) for g, sample_id in zip(grades, ids, strict=True)]}
 
     @app.post("/get_reward")
-    async def get_reward(body: RewardRequest) -> Any:
+    async def get_reward(request: Request, body: RewardRequest) -> Any:
         n = len(body.query)
         for name, values in (("prompts", body.prompts), ("labels", body.labels)):
             if values is not None and len(values) != n:
-                return JSONResponse(
-                    status_code=422,
-                    content={"error": f"'{name}' has {len(values)} entries for {n} queries"},
-                )
+                return error(422, f"'{name}' has {len(values)} entries for {n} queries")
         prompts: list[str | None] = list(body.prompts) if body.prompts is not None else [None] * n
         labels = body.labels if body.labels is not None else [None] * n
         samples = [
             Sample(id=i, prompt=p, response=response_of(q, p, end_tokens), reference=label)
             for i, (q, p, label) in enumerate(zip(body.query, prompts, labels, strict=True))
         ]
-        try:
-            grades = await grade_rows(samples)
-        except _Busy as exc:
-            return busy(exc.wait_s)
+        grades = await grade_rows(request, samples, "get_reward")
         rewards = [g.score for g in grades]
         return {
             "rewards": rewards,
@@ -347,19 +268,20 @@ def create_app(
     @app.get("/health")
     async def health() -> Any:
         return {
-            "status": "ok",
-            "grader": getattr(state.grader, "spec", None) or repr(state.grader),
-            "in_flight": state.in_flight,
+            "status": "draining" if state.draining else "ok",
+            "grader": getattr(grader, "spec", None) or repr(grader),
+            "requests_in_flight": state.requests_in,
+            "items_in_flight": state.items_in,
         }
 
     @app.get("/metrics")
-    async def metrics() -> Any:
-        return state.snapshot()
+    async def metrics(request: Request, format: str = "prometheus") -> Any:
+        wants_json = format == "json" or (
+            "application/json" in request.headers.get("accept", "") and format != "prometheus"
+        )
+        if wants_json:
+            return state.snapshot()
+        return Response(state.prometheus(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
+    app.add_middleware(BodyGuard, max_body_bytes=bounds.max_body_bytes)
     return app
-
-
-class _Busy(Exception):
-    def __init__(self, wait_s: float) -> None:
-        super().__init__(wait_s)
-        self.wait_s = wait_s

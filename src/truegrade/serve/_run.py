@@ -3,6 +3,7 @@ for tests, benchmarks and demos that need a real server on a real port)."""
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import socket
@@ -17,6 +18,7 @@ import httpx
 
 from truegrade._ports import SERVE_PORT
 from truegrade.core import Grader
+from truegrade.serve._state import ServerLimits
 
 __all__ = ["ServerProcess", "free_port", "serve"]
 
@@ -26,31 +28,49 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int = SERVE_PORT,
-    max_queue: int = 65_536,
-    graceful_s: float = 30.0,
+    limits: ServerLimits | None = None,
+    max_queue: int | None = None,
+    graceful_s: float | None = None,
     log_level: str = "warning",
     end_tokens: Sequence[str] | None = None,
     preset: str = "auto",
     field_map: Mapping[str, str] | None = None,
 ) -> None:
-    """Serve ``grader`` until interrupted; in-flight requests finish before the engine stops.
-    ``end_tokens`` replaces ``END_TOKENS``, the tokens cut from ``/get_reward``'s responses;
-    ``preset`` and ``field_map`` say how a ``/grade`` row is read."""
+    """Serve ``grader`` until SIGTERM or Ctrl-C, then shut down gracefully and return.
+
+    ``limits`` bounds the server (``max_queue`` and ``graceful_s`` override its fields of those
+    names). On shutdown it stops accepting, answers requests that arrive on open connections with
+    503, lets in-flight requests finish for up to ``graceful_s`` (then answers what is left with
+    503), stops the engine, and returns: the process exits 0. ``end_tokens`` replaces
+    ``END_TOKENS``, the tokens cut from ``/get_reward``'s responses; ``preset`` and ``field_map``
+    say how a ``/grade`` row is read."""
     import uvicorn
 
     from truegrade.serve._app import END_TOKENS, create_app
+    from truegrade.serve._http import Server, protocol_class
 
+    bounds = limits or ServerLimits()
+    overrides = {"max_queue": max_queue, "graceful_s": graceful_s}
+    bounds = ServerLimits(**{**bounds.__dict__, **{k: v for k, v in overrides.items() if v}})
     tokens = END_TOKENS if end_tokens is None else tuple(end_tokens)
-    uvicorn.run(
-        create_app(
-            grader, max_queue=max_queue, end_tokens=tokens, preset=preset, field_map=field_map
-        ),
+    app = create_app(grader, limits=bounds, end_tokens=tokens, preset=preset, field_map=field_map)
+    state = app.state.truegrade
+    # the last second of the grace is for writing the 503s
+    protocol = protocol_class(
+        idle_timeout_s=bounds.idle_timeout_s,
+        on_shutdown=lambda: state.begin_drain(max(0.0, bounds.graceful_s - 1.0)),
+    )
+    config = uvicorn.Config(
+        app,
         host=host,
         port=port,
         log_level=log_level,
-        timeout_graceful_shutdown=int(graceful_s),
+        http=protocol,
+        timeout_graceful_shutdown=max(1, math.ceil(bounds.graceful_s)),
+        timeout_keep_alive=max(1, math.ceil(bounds.idle_timeout_s)),
         access_log=False,
     )
+    Server(config).run()
 
 
 def free_port() -> int:
@@ -62,7 +82,8 @@ def free_port() -> int:
 
 class ServerProcess:
     """``truegrade serve`` as a child process, ready when the context is entered
-    (``extra_args``: more ``truegrade serve`` options, such as ``["--end-token", "[END]"]``).
+    (``extra_args``: more ``truegrade serve`` options, such as ``["--end-token", "[END]"]``;
+    ``env``: variables to set, such as ``PYTHONPATH`` to serve another truegrade source tree).
 
     Examples:
         >>> with ServerProcess("math", workers=2) as server:  # doctest: +SKIP
@@ -79,6 +100,7 @@ class ServerProcess:
         cwd: Path | None = None,
         ready_timeout_s: float = 120.0,
         extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -100,6 +122,7 @@ class ServerProcess:
             args += ["-o", f"{key}={value}"]
         self.args = [*args, *extra_args]
         self.cwd = cwd
+        self.env = {**os.environ, **(env or {})}
         self.ready_timeout_s = ready_timeout_s
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -109,7 +132,7 @@ class ServerProcess:
             cwd=self.cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env=dict(os.environ),
+            env=self.env,
         )
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
