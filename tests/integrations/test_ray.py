@@ -36,7 +36,15 @@ pytestmark = [
 def local_ray():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    # "local": a Ray of its own, never the cluster another test (run alongside, under xdist)
+    # or `ray start` left recorded in /tmp/ray/ray_current_cluster
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     yield ray
     ray.shutdown()
 
@@ -331,3 +339,27 @@ def test_ray_data_grades_every_row_when_an_actor_dies_mid_run(local_ray, tmp_pat
     by_id = {row["id"]: row for row in graded}
     assert sorted(by_id) == list(range(300))  # nothing lost, nothing twice
     assert len(graded) == 300 and not [r for r in graded if r["error"]]
+
+
+@pytest.mark.timeout(300)
+def test_a_spec_the_actors_cannot_load_gives_crashed_rows_not_a_hang(local_ray, tmp_path):
+    from truegrade.integrations.ray import RayGrader
+
+    spec = tmp_path / "exact.yaml"
+    spec.write_text(json.dumps({"type": "exact"}))
+    remote = RayGrader(str(spec), batch_size=100)  # read here, where the file is
+    spec.unlink()  # and gone where the actors look for it, as on a node it was not shipped to
+    try:
+        grades = remote.grade_batch(_rows(300, dies=-1))
+        assert remote.replaced == 0  # an actor that cannot be built is not rebuilt without end
+        assert {g.error for g in grades} == {
+            f"no Ray actor could start to grade this row: truegrade.core._errors.SpecError: "
+            f"{spec}: grader spec not found (files a spec names must exist on every node: ship "
+            "them with runtime_env)"
+        }
+        assert all(g.flags == ["crashed"] and g.passed is None for g in grades)
+        spec.write_text(json.dumps({"type": "exact"}))  # the file shipped: a new pool grades
+        again = remote.grade_batch(_rows(300, dies=-1))
+    finally:
+        remote.close()
+    assert [g.score for g in again] == [float(i % 2 == 1) for i in range(300)]

@@ -156,7 +156,15 @@ def config(tokenizer_dir):
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    # "local": a Ray of its own, never the cluster another test (run alongside, under xdist)
+    # or `ray start` left recorded in /tmp/ray/ray_current_cluster
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     yield
     ray.shutdown()
 

@@ -5,8 +5,11 @@ a pool of Ray actors, each holding a warm grader (and its engine of killable wor
 its sandboxes), and sends them batches of at least ``batch_size`` items, since a Ray task costs
 about a millisecond and a batch amortises it. Results come back in input order and are the same
 as the local backend's. An actor that dies (a killed process, a lost node) is replaced, and its
-batch runs again in the fresh actor, once (``RETRIES``); a batch whose actor dies again becomes
-one ``crashed`` error per row, never a score. ``grade_dataset`` adds grade columns to a Ray
+batch runs again, once (``RETRIES``), in the next started actor that is free (never in the dead
+one); a batch whose actor dies again becomes one ``crashed`` error per row, never a score. A
+fresh actor gets work only once it has started, so a replacement the surviving nodes have no room
+for waits (for a node to come back, or an autoscaler to add one) without holding a batch, and
+the job finishes on the actors left. ``grade_dataset`` adds grade columns to a Ray
 Dataset with ``map_batches``, for offline scoring of Parquet files too large for one machine.
 
 Graders travel as their spec (a name, a dict, a YAML path or ``file.py:function``); files a spec
@@ -22,6 +25,7 @@ import json
 import math
 import os
 import socket
+from collections import deque
 from typing import Any
 
 from truegrade.core import (
@@ -70,6 +74,10 @@ class _GraderActor:
     def grade(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self.batches += 1
         return [g.model_dump() for g in run_grader(self.grader, rows)]
+
+    def node(self) -> str:
+        """The id of the node this actor runs on; its answer also says the actor has started."""
+        return str(ray.get_runtime_context().get_node_id())
 
     def stats(self) -> dict[str, int]:
         """Batches graded and engine workers ever started: a warm actor starts none per batch."""
@@ -121,7 +129,8 @@ class RayGrader(BaseGrader):
     Args:
         spec: The grader spec (a grader built by ``load_grader`` works too, through its spec).
         address: The Ray cluster (``None``: connect to ``RAY_ADDRESS`` or start a local one).
-        actors: Number of actors (default: the cluster's CPUs divided by ``workers_per_actor``).
+        actors: Number of actors (default: as many as the live nodes hold, each actor reserving
+            ``workers_per_actor`` CPUs, or the largest node's CPUs if fewer).
         workers_per_actor: Engine workers in each actor (each reserves that many CPUs).
         batch_size: Items per Ray task (at least 100).
         timeout_s: Per-item deadline override, applied inside the actors.
@@ -160,9 +169,10 @@ class RayGrader(BaseGrader):
         self.batch_size = max(MIN_BATCH, batch_size)
         self.timeout_s = timeout_s
         self._pool: list[Any] = []
+        self._starting: dict[Any, Any] = {}  # node() call -> an actor not yet seen started
         self._actor_class: Any = None
         self.replaced = 0
-        """Actors started in place of ones that died."""
+        """Actors started in place of ones that died (a killed process, a lost node)."""
         local = load_grader(the_spec, **options)  # fail fast, here, on a bad spec
         from truegrade.graders.code import runs_programs_sandboxed
 
@@ -172,27 +182,43 @@ class RayGrader(BaseGrader):
         self.inner_kind = getattr(local, "kind", None)
 
     def _actors(self) -> list[Any]:
+        """The pool, started on first use: as many actors as the nodes hold, each reserving
+        ``workers_per_actor`` CPUs, or the largest node's CPUs if that is fewer. Sizing by the
+        cluster's total CPUs asked for actors no single node could hold (2-CPU actors on 1-CPU
+        nodes), which Ray keeps pending forever."""
         if not self._pool:
             _ensure_ray(self.address)
-            cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
-            count = self.actors or max(1, cpus // self.workers_per_actor)
-            self._actor_class = ray.remote(num_cpus=min(self.workers_per_actor, cpus))(_GraderActor)
+            nodes = _node_cpus()
+            per_actor = max(1, min(self.workers_per_actor, int(max(nodes, default=1))))
+            count = self.actors or max(1, sum(int(cpus // per_actor) for cpus in nodes))
+            self._actor_class = ray.remote(num_cpus=per_actor)(_GraderActor)
             self._pool = [self._new_actor() for _ in range(count)]
         return self._pool
 
     def _new_actor(self) -> Any:
-        return self._actor_class.remote(
+        """A new actor, counted as starting until its ``node()`` call answers."""
+        actor = self._actor_class.remote(
             self._target, self.options, self.timeout_s, self.workers_per_actor
         )
+        self._starting[actor.node.remote()] = actor
+        return actor
 
-    def _replace(self, dead: Any) -> Any:
-        """A fresh actor in the pool, in place of one that died."""
+    def _replace(self, dead: Any) -> None:
+        """A fresh actor in the pool, in place of one that died. It gets work once it has
+        started: on a cluster that lost a node it may have nowhere to start, and a batch handed
+        to it would wait for it forever."""
         with contextlib.suppress(Exception):
             ray.kill(dead)
         fresh = self._new_actor()
         self._pool = [fresh if a is dead else a for a in self._pool]
         self.replaced += 1
-        return fresh
+
+    def _drop(self, dead: Any) -> None:
+        """Take an actor that died before it started out of the pool, without a replacement
+        (an actor that cannot be built would otherwise be rebuilt without end)."""
+        with contextlib.suppress(Exception):
+            ray.kill(dead)
+        self._pool = [a for a in self._pool if a is not dead]
 
     def _precheck(self, sample: Sample) -> Grade | None:
         return None  # the actors' graders check their own inputs
@@ -204,24 +230,40 @@ class RayGrader(BaseGrader):
         pending: dict[Any, tuple[int, Any]] = {}  # task -> (batch index, its actor)
         results: dict[int, list[dict[str, Any]]] = {}
         tries = [0] * len(batches)
-        queue = list(range(len(batches)))
-        free = list(pool)
+        queue = deque(range(len(batches)))
+        starting = self._starting
+        free = [a for a in pool if a not in starting.values()]  # started, and idle
+        why: BaseException | None = None
         while queue or pending:
             while free and queue:
-                actor, index = free.pop(), queue.pop(0)
+                actor, index = free.pop(), queue.popleft()
                 tries[index] += 1
                 pending[actor.grade.remote(batches[index])] = (index, actor)
-            done, _ = ray.wait(list(pending), num_returns=1)
+            if not pending and not starting:  # every actor died before it started
+                for index in queue:
+                    results[index] = _unstarted(batches[index], why)
+                break
+            done, _ = ray.wait([*pending, *starting], num_returns=1)
             for ref in done:
+                if ref in starting:
+                    actor = starting.pop(ref)
+                    try:
+                        ray.get(ref)
+                    except ray.exceptions.RayError as exc:  # it could not be built, or its node
+                        self._drop(actor)  # went before it started
+                        why = exc
+                    else:
+                        free.append(actor)
+                    continue
                 index, actor = pending.pop(ref)
                 try:
                     results[index] = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:  # the grader raised in the actor
                     results[index] = _raised(batches[index], exc)
                 except ray.exceptions.RayError as exc:  # the actor died, was lost or OOM-killed
-                    free.append(self._replace(actor))
+                    self._replace(actor)
                     if tries[index] <= RETRIES:
-                        queue.append(index)  # its items run again in a fresh actor
+                        queue.append(index)  # its items run again, in another actor
                     else:
                         results[index] = _crashed(batches[index], tries[index], exc)
                     continue
@@ -229,22 +271,40 @@ class RayGrader(BaseGrader):
         return [Grade.model_validate(g) for i in range(len(batches)) for g in results[i]]
 
     def close(self) -> None:
-        """Release the actors."""
+        """Release the actors (those still starting too)."""
         for actor in self._pool:
-            ray.kill(actor)
+            with contextlib.suppress(Exception):  # one on a lost node may already be gone
+                ray.kill(actor)
         self._pool = []
+        self._starting = {}
 
 
 RETRIES = 1
-"""How many more times a batch runs, each time in a fresh actor, after the actor grading it
+"""How many more times a batch runs, each time in another actor, after the actor grading it
 died (a killed process, a lost node); then each of its rows is a ``crashed`` error."""
+
+
+def _node_cpus() -> list[float]:
+    """The CPUs of each live node of the cluster."""
+    nodes = ray.nodes()  # type: ignore[no-untyped-call]
+    return [float(n["Resources"].get("CPU", 0)) for n in nodes if n.get("Alive")]
 
 
 def _crashed(rows: list[dict[str, Any]], tries: int, exc: BaseException) -> list[dict[str, Any]]:
     why = " ".join(str(exc).split())[:300]
     error = (
-        f"the Ray actor grading this row died {tries} times (each time the row ran again in a "
-        f"fresh actor): {why}"
+        f"the Ray actor grading this row died {tries} times (each time the row ran again in "
+        f"another actor): {why}"
+    )
+    return [Grade.failure(error, Flag.CRASHED).model_dump() for _ in rows]
+
+
+def _unstarted(rows: list[dict[str, Any]], exc: BaseException | None) -> list[dict[str, Any]]:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    why = lines[-1][:300] if lines else "unknown"  # Ray's message ends with the actor's error
+    error = (
+        f"no Ray actor could start to grade this row: {why} (files a spec names must exist "
+        "on every node: ship them with runtime_env)"
     )
     return [Grade.failure(error, Flag.CRASHED).model_dump() for _ in rows]
 
