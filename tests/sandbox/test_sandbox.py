@@ -284,3 +284,27 @@ def test_module_code_cannot_answer_before_it_is_asked(box):
     result = program.call([1], timeout_s=5)
     assert result.status == "bad_record"
     program.close()
+
+
+def test_a_session_that_never_says_it_started_is_the_sandboxs_failure_not_a_timeout(box):
+    # a session's process says "R" before any code of the program runs; one that never says it
+    # (its start went wrong in the sandbox) must not become the program's timeout
+    import os
+
+    from truegrade.sandbox._sandbox import _Channel
+
+    program = box.load("def f(x):\n    return x\n", entry_point="f")
+    with program:
+        assert program.call_many([([1], {})], timeout_s=10)[0].value == 1
+        program._end()
+        requests_r, requests_w = os.pipe()
+        responses_r, responses_w = os.pipe()  # this test holds the writing end: no "R" comes
+        program._channel = _Channel(requests_w, responses_r)
+        try:
+            result = program.call_many([([2], {})], timeout_s=0.5)[0]
+        finally:
+            for fd in (requests_r, responses_w):
+                os.close(fd)
+        assert result.status == "sandbox_error" and "did not start" in (result.error or "")
+        # the program is still usable: the next call gets a session of its own
+        assert program.call_many([([3], {})], timeout_s=10)[0].value == 3

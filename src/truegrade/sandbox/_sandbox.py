@@ -446,7 +446,22 @@ class CallStream:
         self._deadline = min(self._started + timeout_s, self._last)
         try:
             if not channel.loaded:
-                if channel.read(1, self._deadline, self._cap) != b"R":
+                try:
+                    said = channel.read(1, self._deadline, self._cap)
+                except _Ended as ended:
+                    if ended.how != "timeout":
+                        raise
+                    # no code of the program runs before the session says "R": a session that
+                    # never says it is the sandbox's failure, never the program's timeout
+                    program._end()
+                    self._queued.append(
+                        CallResult(
+                            "sandbox_error",
+                            error="the call session did not start (no code of the program had run)",
+                        )
+                    )
+                    return
+                if said != b"R":
                     raise _Ended("setup_failed", bytes(channel.buffer))
                 channel.ready = True
                 loaded = channel.record(self._deadline, self._cap)

@@ -394,3 +394,36 @@ def test_the_program_budget_covers_all_its_tests_and_their_replay():
     result = grade(grader, "import time\ndef f(x):\n    time.sleep(0.3)\n    return x\n", tests)
     assert result.score == 0.0  # no case has its replay as evidence...
     assert result.flags == ["timeout"]  # ...for want of time, which is not a wrong answer
+
+
+def test_a_sandbox_that_fails_under_a_sample_gets_one_more_try_in_a_fresh_one(monkeypatch):
+    from truegrade.core import Sample
+    from truegrade.graders.code import CodeGrader
+    from truegrade.graders.code._harness import CodeKernel, _SandboxBroke
+
+    grader = CodeGrader.from_options({})
+    kernel = grader.kernel()
+    sample = Sample(
+        id=0,
+        response="```python\ndef f(x):\n    return x + 1\n```",
+        reference={"cases": [{"args": [1], "expected": 2}], "entry_point": "f"},
+    )
+    real_run = CodeKernel._run
+    failures = []
+
+    def flaky(self, *args, **kwargs):
+        if len(failures) < 1:
+            failures.append(1)
+            raise _SandboxBroke("the call session did not start")
+        return real_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(CodeKernel, "_run", flaky)
+    verdict = kernel(grader.payload(sample))
+    assert failures == [1] and verdict["passed"] is True
+
+    def always(self, *args, **kwargs):
+        raise _SandboxBroke("the call session did not start")
+
+    monkeypatch.setattr(CodeKernel, "_run", always)
+    verdict = kernel(grader.payload(sample))
+    assert verdict["passed"] is None and "failed twice" in verdict["error"]

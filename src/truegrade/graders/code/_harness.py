@@ -54,6 +54,7 @@ from truegrade.graders.code._program import build_program
 from truegrade.graders.code._spec import Case, SpecProblem, TestSpec, parse_spec
 from truegrade.graders.code._stdio import (
     OUTPUT_BYTES,
+    WALL_EXTRA_S,
     WALL_FACTOR,
     CheckerFailed,
     StdioSettings,
@@ -1061,21 +1062,25 @@ class CodeKernel:
         program = build_program(payload["response"], prompt, spec.entry_point, self.prompt_prefix)
         visible = self._visible(spec, prompt)
         tells = find_tells(program.tree, visible)
-        try:
-            box = self._program_box()
-        except SandboxError as exc:
-            return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
-        try:
-            source = _callable_source(program.source, spec)
-            outcomes = self._run(box, spec, source, spec.helpers or prompt)
-        except SpecProblem as exc:
-            return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
-        except (_SandboxBroke, SandboxError) as exc:
-            box.close()  # a fresh one for the next sample
-            return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)
-        finally:
-            if self.fresh_sandbox:
-                box.close()
+        source = _callable_source(program.source, spec)
+        for attempt in (1, 2):
+            try:
+                box = self._program_box()
+            except SandboxError as exc:
+                return _error(str(exc), CodeFlag.SANDBOX_UNAVAILABLE)
+            try:
+                outcomes = self._run(box, spec, source, spec.helpers or prompt)
+            except SpecProblem as exc:
+                return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
+            except (_SandboxBroke, SandboxError) as exc:
+                box.close()  # a fresh one for the next try, and for the next sample
+                if attempt == 2:
+                    return _error(f"the sandbox failed twice: {exc}", CodeFlag.SANDBOX_ERROR)
+                continue  # once more, in a fresh sandbox: a sample's verdict is not its fault
+            finally:
+                if self.fresh_sandbox:
+                    box.close()
+            break
         return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
 
     def _program_box(self) -> Sandbox:
@@ -1211,8 +1216,13 @@ class CodeKernel:
         with program:
             if program.error is not None:
                 raise SpecProblem(f"{name} does not compile: {program.error}")
+            # the reference is bounded by the session's CPU time (``session_cpu_s``); the clock
+            # is only a backstop, as for a whole-program test, so a loaded machine cannot turn
+            # a dataset's row into an error
             results = program.call_many(
-                calls, timeout_s=self.call_timeout_s, budget_s=self.call_budget_s
+                calls,
+                timeout_s=self.wall_factor * self.call_timeout_s + WALL_EXTRA_S,
+                budget_s=self.wall_factor * self.call_budget_s + WALL_EXTRA_S,
             )
         if results and results[-1].status == "sandbox_error":
             raise _SandboxBroke(results[-1].error)
