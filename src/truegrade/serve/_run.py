@@ -70,6 +70,9 @@ def serve(
         timeout_keep_alive=max(1, math.ceil(bounds.idle_timeout_s)),
         access_log=False,
     )
+    # the engine's dispatcher is a thread of this process: when the event loop is busy with
+    # many connections, the default 5 ms switch interval leaves workers idle waiting for it
+    sys.setswitchinterval(0.001)
     Server(config).run()
 
 
