@@ -4,6 +4,7 @@ every row is graded, once, by a surviving node, and none is an error."""
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -84,7 +85,7 @@ def test_a_hundred_thousand_rows_survive_a_worker_node_removed_mid_run(cluster, 
             job = runner.submit(remote.grade_batch, _rows(ROWS))
             # the node goes once its actor has graded a few batches (of 200), not on a clock
             while not job.done() and ray.get(doomed.stats.remote())["batches"] < 5:
-                pass
+                time.sleep(0.05)
             cluster.remove_node(victim, allow_graceful=False)  # SIGKILL: the node is lost
             grades = job.result()
         starting = list(remote._starting.values())
