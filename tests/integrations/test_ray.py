@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integrations.ray_local import init_local_ray
+
 pytest.importorskip("ray", reason="the Ray backend is an optional extra: truegrade[ray]")
 
 from tests.task_rows import (
@@ -36,15 +38,7 @@ pytestmark = [
 def local_ray():
     import ray
 
-    # "local": a Ray of its own, never the cluster another test (run alongside, under xdist)
-    # or `ray start` left recorded in /tmp/ray/ray_current_cluster
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
+    init_local_ray(ray)
     yield ray
     ray.shutdown()
 

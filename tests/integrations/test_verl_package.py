@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.integrations.frameworks import build_tokenizer, require
+from tests.integrations.ray_local import init_local_ray
 from tests.task_rows import (
     CPP_RIGHT,
     CPP_WRONG,
@@ -156,15 +157,7 @@ def config(tokenizer_dir):
 
 @pytest.fixture(scope="module")
 def cluster():
-    # "local": a Ray of its own, never the cluster another test (run alongside, under xdist)
-    # or `ray start` left recorded in /tmp/ray/ray_current_cluster
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
+    init_local_ray(ray)
     yield
     ray.shutdown()
 
