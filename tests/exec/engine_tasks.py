@@ -76,3 +76,24 @@ class Counter:
 
     def __call__(self, x: int) -> tuple[int, int]:
         return os.getpid(), self.setups
+
+
+def _burn(seconds: float) -> None:
+    """Use ``seconds`` of this process's CPU time, however long the machine takes to give it."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+class CpuTimed:
+    """``misbehave``'s cases, plus ``("burn", s)``, as a task timed in CPU time (or, with
+    ``clock="wall"``, the same work timed by the wall clock)."""
+
+    def __init__(self, clock: str = "cpu") -> None:
+        self.deadline_clock = clock
+
+    def __call__(self, x: Any) -> Any:
+        if isinstance(x, tuple) and x[0] == "burn":
+            _burn(x[1])
+            return x[1]
+        return misbehave(x)

@@ -352,3 +352,58 @@ def test_concurrent_one_item_jobs_of_a_quick_task_travel_together():
         assert [f.result(timeout=30)[0].value for f in futures] == [k * k for k in range(200)]
         # fewer messages than jobs: the waiting one-item jobs were sent in shared chunks
         assert eng._seq.__reduce__()[1][0] < 150
+
+
+def test_a_cpu_timed_item_that_waits_is_not_timed_out_by_the_wall_clock(engine):
+    # half a second of sleep uses no CPU time: past its 0.2 s deadline by the wall clock, well
+    # within it by the CPU's
+    [cpu] = engine.map(t.CpuTimed(), [("nap", 0.5)], timeout_s=0.2)
+    [wall] = engine.map(t.CpuTimed("wall"), [("nap", 0.5)], timeout_s=0.2)
+    assert (cpu.ok, cpu.value) == (True, 0.5)
+    assert wall.failure == Failure.TIMEOUT
+
+
+def test_a_cpu_timed_item_is_killed_when_its_cpu_time_runs_out(engine):
+    outcomes = engine.map(t.CpuTimed(), [1, "spin", ("burn", 0.05), 2], timeout_s=0.3)
+    assert [o.failure for o in outcomes] == [None, Failure.TIMEOUT, None, None]
+    assert "0.3 s of CPU time" in outcomes[1].message
+    assert outcomes[1].elapsed_s >= 0.3
+
+
+def test_a_cpu_timed_item_that_never_gets_its_budget_is_starved_not_timed_out(engine):
+    # it waits past the wall-clock backstop (3 x 0.1 + 2 s) having used no CPU time: that says
+    # nothing about the item, so there is no verdict (an error), never a timeout
+    [outcome] = engine.map(t.CpuTimed(), ["sleep"], timeout_s=0.1)
+    assert outcome.failure == Failure.STARVED
+    assert "not graded" in outcome.message
+    assert 2.3 <= outcome.elapsed_s < 10
+
+
+def test_a_loaded_machine_does_not_change_a_cpu_timed_verdict():
+    # the worker shares one core with three processes that never stop: 0.3 s of CPU time takes
+    # about 1.2 s. By the wall clock it would time out at 0.5 s; by its CPU time it passes.
+    # (each in its own session, as the worker is: the scheduler shares a core between sessions)
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(3)
+    ]
+    try:
+        with Engine(workers=1, memory_mb=2048) as eng:
+            eng.map(t.square, [1], timeout_s=30)  # the worker is up
+            core = min(os.sched_getaffinity(0))
+            for pid in [eng._workers[0].proc.pid] + [p.pid for p in spinners]:
+                os.sched_setaffinity(pid, {core})
+            [cpu] = eng.map(t.CpuTimed(), [("burn", 0.3)], timeout_s=0.5)
+            [wall] = eng.map(t.CpuTimed("wall"), [("burn", 0.3)], timeout_s=0.5)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    assert (cpu.ok, cpu.value) == (True, 0.3)
+    assert cpu.elapsed_s > 0.5  # it did wait for the machine
+    assert wall.failure == Failure.TIMEOUT
+
+
+def test_a_task_names_its_clock_as_wall_or_cpu(engine):
+    with pytest.raises(ValueError, match="deadline_clock"):
+        engine.map(t.CpuTimed("gpu"), [1], timeout_s=1)

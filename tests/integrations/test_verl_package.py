@@ -177,11 +177,12 @@ def test_reward_loop_scores_with_truegrade_in_batch_and_streaming(config, batch,
 
     out = manager.compute_rm_score(batch)
     scores = out.batch["rm_scores"]
-    assert scores.sum(dim=1).tolist() == expected()
+    extra = out.non_tensor_batch
+    why = {k: extra[k].tolist() for k in ("grader_error", "timeout", "hedged", "no_answer")}
+    assert scores.sum(dim=1).tolist() == expected(), why
     # the reward sits on each response's last valid token (its EOS), as verl's advantage needs
     last = batch.batch["attention_mask"][:, batch.batch["prompts"].shape[1] :].sum(dim=1) - 1
     assert scores[torch.arange(len(ROWS)), last].tolist() == expected()
-    extra = out.non_tensor_batch
     assert set(out.meta_info["reward_extra_keys"]) == {
         "score",
         "acc",

@@ -21,6 +21,9 @@ class Flag:
 
     TIMEOUT = "timeout"
     """The item ran past its deadline and its worker was killed."""
+    STARVED = "starved"
+    """The item, timed in CPU time, reached its wall-clock backstop having used less CPU time than
+    its budget (an overloaded machine, or a wait): it was not graded."""
     CRASHED = "crashed"
     """The worker died while grading the item (segfault, killed by the OS...)."""
     MEMORY = "memory_limit"

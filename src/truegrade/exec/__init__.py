@@ -5,6 +5,8 @@ It imports only the standard library, so a worker boots fast.
 """
 
 from truegrade.exec._engine import (
+    WALL_EXTRA_S,
+    WALL_FACTOR,
     Engine,
     EngineConfig,
     Failure,
@@ -16,6 +18,8 @@ from truegrade.exec._engine import (
 )
 
 __all__ = [
+    "WALL_EXTRA_S",
+    "WALL_FACTOR",
     "Engine",
     "EngineConfig",
     "Failure",

@@ -43,6 +43,7 @@ from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol
 
 from truegrade.exec._protocol import (
+    POS_IDLE,
     POS_SETUP,
     STATUS_MEMORY,
     STATUS_OK,
@@ -53,6 +54,8 @@ from truegrade.exec._protocol import (
 )
 
 __all__ = [
+    "WALL_EXTRA_S",
+    "WALL_FACTOR",
     "Engine",
     "EngineConfig",
     "Failure",
@@ -77,12 +80,23 @@ _QUICK_S = 0.01
 #: ``_STALL_MIN_S``) has stalled its worker: the items queued behind it go to other workers.
 _STALL_FACTOR = 20
 _STALL_MIN_S = 0.05
+#: A task timed in CPU time (``deadline_clock = "cpu"``) also has a wall-clock backstop of
+#: ``WALL_FACTOR * deadline + WALL_EXTRA_S``: room for an item that uses its whole CPU budget on a
+#: machine running twice its cores in other work (it then gets about 2/5 of a core: 2.5x its
+#: budget in wall-clock time). An item that reaches the backstop having used less CPU time than
+#: its budget is ``starved`` (an error: not graded), never a timeout.
+WALL_FACTOR = 3.0
+WALL_EXTRA_S = 2.0
+_CLOCK_TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+#: The soonest a CPU-timed item past its wall-clock deadline is looked at again.
+_RECHECK_MIN_NS = 5_000_000
 
 
 class Failure:
     """Why an item has no value (``Outcome.failure``)."""
 
     TIMEOUT = "timeout"
+    STARVED = "starved"
     CRASHED = "crashed"
     EXCEPTION = "exception"
     MEMORY = "memory"
@@ -115,6 +129,12 @@ class Task(Protocol):
     A task may define ``setup()``, called once per worker before its first payload (load a model,
     warm a parser). It is pickled once per job and cached in each worker by content, so a grader
     that submits the same task batch after batch pays for ``setup`` once per worker.
+
+    A task that only computes (parses, simplifies, matches: no waiting on a network, a child
+    process or a lock) should set ``deadline_clock = "cpu"``: its deadline is then the CPU time
+    its worker spends on the item, which a loaded machine does not change, so neither does its
+    verdict (with a wall-clock backstop, see ``WALL_FACTOR``). The default, ``"wall"``, times an
+    item by the clock on the wall, as a task that waits must be.
     """
 
     def __call__(self, payload: Any, /) -> Any: ...
@@ -162,6 +182,7 @@ class _Job:
         "attempts",
         "blob",
         "cancelled",
+        "cpu_clock",
         "future",
         "key",
         "next_index",
@@ -181,8 +202,10 @@ class _Job:
         payloads: Sequence[Any],
         timeout_s: float,
         on_outcome: Callable[[int, Outcome], None] | None,
+        cpu_clock: bool = False,
     ) -> None:
         self.key = key
+        self.cpu_clock = cpu_clock
         self.blob = blob
         self.payloads = payloads
         self.timeout_ns = int(timeout_s * 1e9)
@@ -226,7 +249,17 @@ class _Chunk:
 
 
 class _Worker:
-    __slots__ = ("booted", "chunks", "inbox", "known", "outbox", "pipe_bytes", "proc", "progress")
+    __slots__ = (
+        "booted",
+        "chunks",
+        "inbox",
+        "known",
+        "outbox",
+        "pipe_bytes",
+        "proc",
+        "progress",
+        "recheck",
+    )
 
     def __init__(
         self,
@@ -244,11 +277,25 @@ class _Worker:
         self.known: set[str] = set()
         self.booted = False
         self.chunks: collections.deque[_Chunk] = collections.deque()
+        #: ``(seq, pos, ns)``: a CPU-timed item past its wall-clock deadline but within its CPU
+        #: budget is looked at again at ``ns``, not before.
+        self.recheck = (0, POS_IDLE, 0)
 
     @property
     def chunk(self) -> _Chunk | None:
         """The chunk the worker is on (the head of its queue)."""
         return self.chunks[0] if self.chunks else None
+
+
+def _cpu_ns(pid: int) -> int | None:
+    """The CPU time (user + system, all threads) process ``pid`` has used, from the kernel's
+    accounting (to a clock tick), or None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * _CLOCK_TICK_NS
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _signal_name(returncode: int | None) -> str:
@@ -359,8 +406,11 @@ class Engine:
                 f"the task {task!r} cannot be sent to a worker ({exc}); use a module-level "
                 "function or an instance of a module-level class"
             ) from None
+        clock = getattr(task, "deadline_clock", "wall")
+        if clock not in ("wall", "cpu"):
+            raise ValueError(f"a task's deadline_clock is 'wall' or 'cpu', not {clock!r}")
         key = hashlib.blake2b(blob, digest_size=16).hexdigest()
-        job = _Job(key, blob, list(payloads), timeout_s, on_outcome)
+        job = _Job(key, blob, list(payloads), timeout_s, on_outcome, cpu_clock=clock == "cpu")
         job.waiter = waiter
         if not job.payloads:
             job.future.set_result([])
@@ -533,8 +583,10 @@ class Engine:
             assert chunk is not None
             seq, pos, start = worker.progress.read()
             if seq == chunk.seq and 0 <= pos < len(chunk.items):
-                left = (start + chunk.items[pos][0].timeout_ns - now) / 1e9
-                soonest = min(soonest, max(left, 0.0005))
+                due = start + chunk.items[pos][0].timeout_ns
+                if worker.recheck[:2] == (seq, pos):
+                    due = max(due, worker.recheck[2])
+                soonest = min(soonest, max((due - now) / 1e9, 0.0005))
         return soonest
 
     def _ensure_workers(self) -> None:
@@ -804,19 +856,23 @@ class Engine:
                 continue
             if chunk is None:
                 continue
-            seq, pos, start = worker.progress.read()
+            seq, pos, start, cpu_start = worker.progress.read_cpu()
             if seq == chunk.seq and 0 <= pos < len(chunk.items):
-                timeout_ns = chunk.items[pos][0].timeout_ns
-                if now - start > timeout_ns:
+                job = chunk.items[pos][0]
+                overrun = (
+                    self._overrun(worker, job, (seq, pos), now - start, cpu_start, now)
+                    if now - start > job.timeout_ns
+                    and not (worker.recheck[:2] == (seq, pos) and now < worker.recheck[2])
+                    else None
+                )
+                if overrun is not None:
                     self._receive(worker)
                     if worker in self._workers and worker.chunk is chunk and chunk.done <= pos:
-                        limit = timeout_ns / 1e9
                         self._retire(
                             worker,
                             blame=pos,
-                            failure=Failure.TIMEOUT,
-                            why=f"the item ran past its {limit:g} s deadline; its worker was "
-                            "killed and replaced",
+                            failure=overrun[0],
+                            why=overrun[1],
                             elapsed=(now - start) / 1e9,
                         )
                 elif self._stalled(worker, now):
@@ -836,6 +892,49 @@ class Engine:
                     why=f"the worker did not start the task within {self.config.setup_timeout_s:g}"
                     " s (setup_timeout_s)",
                 )
+
+    def _overrun(
+        self,
+        worker: _Worker,
+        job: _Job,
+        at: tuple[int, int],
+        wall_ns: int,
+        cpu_start: int,
+        now: int,
+    ) -> tuple[str, str] | None:
+        """Why the item at ``at`` (past its wall-clock deadline) must be stopped, or None.
+
+        A wall-clock task's deadline is the wall clock's. A CPU-timed one is stopped when its
+        worker has used more CPU time than the deadline since the item began (a timeout), or at
+        the wall-clock backstop having used less (``starved``: the machine or a wait, not the
+        item, took the time, so there is no verdict); otherwise it is looked at again when its
+        remaining budget could at the soonest be spent.
+        """
+        limit = job.timeout_ns / 1e9
+        used = _cpu_ns(worker.proc.pid) if job.cpu_clock and cpu_start > 0 else None
+        if used is None:
+            return (
+                Failure.TIMEOUT,
+                f"the item ran past its {limit:g} s deadline; its worker was killed and replaced",
+            )
+        used -= cpu_start
+        if used > job.timeout_ns:
+            return (
+                Failure.TIMEOUT,
+                f"the item used more than its {limit:g} s of CPU time; its worker was killed "
+                "and replaced",
+            )
+        backstop_ns = int((WALL_FACTOR * limit + WALL_EXTRA_S) * 1e9)
+        if wall_ns > backstop_ns:
+            return (
+                Failure.STARVED,
+                f"the item had {used / 1e9:.2f} s of CPU time in {wall_ns / 1e9:.1f} s, the "
+                f"wall-clock backstop of its {limit:g} s CPU budget: the machine is too loaded "
+                "(or the item waited), so it was not graded; its worker was replaced",
+            )
+        wait = max(job.timeout_ns - used, _RECHECK_MIN_NS)
+        worker.recheck = (*at, min(now + wait, now - wall_ns + backstop_ns + 1))
+        return None
 
     def _retire(
         self,

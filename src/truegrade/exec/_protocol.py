@@ -5,9 +5,10 @@ Messages are pickles over pipes. The engine only unpickles what a worker sends t
 a worker that was somehow subverted by the data it graded cannot make the engine's process import
 or call anything. Workers unpickle what the engine sends with the normal unpickler (it is ours).
 
-Progress is not sent as messages: each worker writes ``(chunk seq, item position, start time)``
-into a small shared memory block before every item, so the engine knows to the item which one is
-running and since when, without a message per item.
+Progress is not sent as messages: each worker writes ``(chunk seq, item position, start time,
+CPU time at the start)`` into a small shared memory block before every item, so the engine knows
+to the item which one is running, since when and (for tasks timed in CPU time) from what CPU
+reading, without a message per item.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ STATUS_OK = 0
 STATUS_EXCEPTION = 1
 STATUS_MEMORY = 2
 
-PROGRESS_SLOTS = 3  # seq, pos, start_ns
+PROGRESS_SLOTS = 4  # seq, pos, start_ns, cpu_ns (the worker's CPU time; 0: not read)
 POS_IDLE = -1
 POS_SETUP = -2
 
@@ -80,7 +81,8 @@ def make_progress_fd() -> int:
 
 
 class Progress:
-    """A view of the shared progress block: ``seq``, ``pos`` and ``start_ns`` as int64 slots."""
+    """A view of the shared progress block: ``seq``, ``pos``, ``start_ns`` and ``cpu_ns`` as
+    int64 slots."""
 
     def __init__(self, fd: int) -> None:
         self._map = mmap.mmap(fd, PROGRESS_SLOTS * 8)
@@ -88,11 +90,16 @@ class Progress:
 
     def read(self) -> tuple[int, int, int]:
         """A consistent ``(seq, pos, start_ns)``: re-read if the worker moved on mid-read."""
+        seq, pos, start, _ = self.read_cpu()
+        return seq, pos, start
+
+    def read_cpu(self) -> tuple[int, int, int, int]:
+        """A consistent ``(seq, pos, start_ns, cpu_ns)``."""
         slots = self.slots
         while True:
-            seq, pos, start = slots[0], slots[1], slots[2]
+            seq, pos, start, cpu = slots[0], slots[1], slots[2], slots[3]
             if slots[1] == pos and slots[0] == seq:
-                return seq, pos, start
+                return seq, pos, start, cpu
 
     def close(self) -> None:
         self.slots.release()

@@ -73,6 +73,10 @@ def _run_chunk(
     slots = progress.slots
     slots[1] = POS_IDLE
     slots[0] = seq
+    # a task timed in CPU time has its CPU clock read at each item's start (a system call, so
+    # only for those): the engine compares it with what the kernel says the worker has used since
+    cpu_clock = time.process_time_ns if getattr(task, "deadline_clock", "wall") == "cpu" else None
+    slots[3] = 0
     statuses = bytearray()
     values: list[Any] = []
     starts: list[int] = []
@@ -89,6 +93,8 @@ def _run_chunk(
             statuses, values, starts = bytearray(), [], []
             last_flush = started = clock()
         slots[2] = started  # the engine reads (pos, start) to enforce this item's deadline
+        if cpu_clock is not None:
+            slots[3] = cpu_clock()
         slots[1] = index
         try:
             value = task(payload)

@@ -37,6 +37,7 @@ Kernel = Callable[[Any], dict[str, Any]]
 
 _FAILURE_FLAGS = {
     Failure.TIMEOUT: Flag.TIMEOUT,
+    Failure.STARVED: Flag.STARVED,
     Failure.CRASHED: Flag.CRASHED,
     Failure.MEMORY: Flag.MEMORY,
     Failure.EXCEPTION: Flag.GRADER_EXCEPTION,

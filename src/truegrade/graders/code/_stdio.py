@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from truegrade.exec import WALL_EXTRA_S, WALL_FACTOR
 from truegrade.graders.code._compile import BUILD_CACHE, with_pch
 from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._languages import Language, language_named, toolchain
@@ -89,11 +90,6 @@ class CheckerFailed(Exception):
     error (the dataset's fault), never a fail of the program."""
 
 
-WALL_FACTOR = 3.0
-"""A test's wall-clock backstop is ``WALL_FACTOR * time limit + WALL_EXTRA_S``: room for a
-program that uses its whole CPU-time limit on a machine running twice its cores in other work
-(it then gets about 2/5 of a core: 2.5x the limit in wall-clock time)."""
-WALL_EXTRA_S = 2.0
 OUTPUT_BYTES = 8 << 20
 """The default cap of a test's stdout, as Kattis sets it (8 MiB)."""
 

@@ -113,6 +113,8 @@ class _Findings:
 
 @dataclass(frozen=True)
 class _InstructionsKernel:
+    deadline_clock = "cpu"  # it only computes, so it is timed in CPU time (exec.Task)
+
     mode: Literal["strict", "loose"]
     score: str
     hardened: bool

@@ -78,6 +78,8 @@ class ChoiceOptions(GraderOptions):
 
 @dataclass(frozen=True)
 class _ChoiceKernel:
+    deadline_clock = "cpu"  # it only computes, so it is timed in CPU time (exec.Task)
+
     choices: str
 
     def __call__(self, payload: tuple[str, Any]) -> dict[str, Any]:

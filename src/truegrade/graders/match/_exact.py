@@ -86,6 +86,8 @@ class ExactOptions(GraderOptions):
 
 @dataclass(frozen=True)
 class _ExactKernel:
+    deadline_clock = "cpu"  # it only computes, so it is timed in CPU time (exec.Task)
+
     steps: tuple[str, ...]
     extract: str | None
 

@@ -112,6 +112,8 @@ def _check_schema(schema: Any) -> str | None:
 
 @dataclass
 class _JsonKernel:
+    deadline_clock = "cpu"  # it only computes, so it is timed in CPU time (exec.Task)
+
     schema: dict[str, Any] | None
     schema_from_reference: bool
     equals_reference: bool

@@ -317,6 +317,8 @@ class MathKernel:
             path: the tests that prove the shortcuts change no verdict compare the two).
     """
 
+    deadline_clock = "cpu"  # it only computes, so it is timed in CPU time (exec.Task)
+
     boxes: bool = True
     lines: bool = True
     abs_tol: float = 0.0

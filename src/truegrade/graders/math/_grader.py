@@ -5,7 +5,8 @@ signs and interval brackets mean what they say; every grade carries its reason a
 (``exact_match``, ``equivalent_numeric``, ``equivalent_symbolic``, ``hedged``, ``no_answer``,
 ``unit_mismatch``, ``percent_mismatch``, ``interval_mismatch``, ``false_relation``,
 ``parse_error``, ``too_complex``, ``timeout``...). The work runs in the engine's killable workers
-with a 2 s deadline per item by default; model text is parsed only there and never evaluated.
+with a 2 s CPU-time deadline per item by default; model text is parsed only there and never
+evaluated.
 """
 
 from __future__ import annotations
