@@ -12,7 +12,8 @@ answers rather than responses:
 - exactly one ``$...$``, ``$$...$$``, ``\\(...\\)`` or ``\\[...\\]`` span and nothing else (its
   content is boxed);
 - otherwise, one line with no math delimiter, no ``\\boxed`` and no word of two or more letters
-  outside a LaTeX command (``x^2+1``, ``7,425,000``, ``\\frac{1}{3}``: boxed as it is).
+  (of any script) outside a LaTeX command (``x^2+1``, ``7,425,000``, ``\\frac{1}{3}``: boxed as
+  it is).
 
 Anything else (a sentence, several spans, an existing ``\\boxed``) is passed unchanged, as a
 response: then ``math``'s own extraction decides what its final answer is.
@@ -36,7 +37,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "math.md"
 PENDING = "pending_fix_"
 
 _SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
-_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}")
+# two letters or more, of any script (a Chinese or Arabic sentence is prose too)
+_WORD = re.compile(r"(?<![\\])(?<![^\W\d_])[^\W\d_]{2,}")
 _COMMAND_ARG = re.compile(r"\\[a-zA-Z]+")
 
 
@@ -69,10 +71,19 @@ def prediction(pred: str) -> str:
     return f"\\boxed{{{text}}}" if bare and text else pred
 
 
-def samples(path: Path = CASES) -> list[dict[str, Any]]:
-    """One ``math`` sample per case."""
+def boxed(pred: str) -> str:
+    """The response for a prediction that is an answer, never prose (equivalence-function tests
+    compare two answers): the content of its one math span, or the whole text, boxed."""
+    text = pred.strip()
+    inner = _one_span(text)
+    return f"\\boxed{{{inner if inner else text}}}"
+
+
+def samples(path: Path = CASES, *, answers: bool = False) -> list[dict[str, Any]]:
+    """One ``math`` sample per case; ``answers``: every prediction is an answer (``boxed``)."""
+    respond = boxed if answers else prediction
     return [
-        {"id": c["id"], "response": prediction(c["pred"]), "reference": c["gold"]}
+        {"id": c["id"], "response": respond(c["pred"]), "reference": c["gold"]}
         for c in load_cases(path)
     ]
 
@@ -95,11 +106,11 @@ def listed(path: Path) -> tuple[dict[str, str], dict[int, str]]:
     return data["choices"], {int(k): v for k, v in (data["cases"] or {}).items()}
 
 
-def grade(path: Path) -> list[tuple[dict[str, Any], Any]]:
+def grade(path: Path, *, answers: bool = False) -> list[tuple[dict[str, Any], Any]]:
     """Every case of one suite with ``math``'s grade of it."""
     from truegrade.core import load_grader
 
-    grades = load_grader("math").grade_batch(samples(path))
+    grades = load_grader("math").grade_batch(samples(path, answers=answers))
     return list(zip(load_cases(path), grades, strict=True))
 
 
@@ -124,7 +135,7 @@ def unexplained(outcomes, cases: dict[int, str]) -> list[tuple]:
         (
             c["id"],
             c["gold"][:50],
-            prediction(c["pred"])[:50],
+            c["pred"][:50],
             g.flags,
             g.explanation or g.error,
         )
