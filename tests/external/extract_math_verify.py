@@ -40,7 +40,8 @@ FILES = (
 GOLD_NAMES = ("gold",)
 PRED_NAMES = ("pred",)
 VERDICT_NAMES = ("expected", "result")
-OPTION_NAMES = ("precision", "strict", "allow_set_relation_comp")
+OPTION_NAMES = ("precision", "strict", "allow_set_relation_comp", "language", "match_type")
+REPO = "huggingface/Math-Verify"
 OUT = Path(__file__).resolve().parent / "data" / "math_verify_cases.jsonl"
 
 
@@ -51,7 +52,10 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def literal(node: ast.AST) -> Any:
-    """The value of a literal node, or of an f-string over ``math`` calls on literals."""
+    """The value of a literal node, or of an f-string over ``math`` calls on literals.
+
+    A ``Language.X`` member (the language a case was run in) is read as its name, ``"X"``.
+    """
     if isinstance(node, (ast.Tuple, ast.List)):
         return [literal(e) for e in node.elts]
     if isinstance(node, ast.JoinedStr):
@@ -65,6 +69,12 @@ def literal(node: ast.AST) -> Any:
             else:  # pragma: no cover - f-strings hold only these two
                 raise ValueError(f"unsupported f-string part {ast.dump(value)}")
         return "".join(parts)
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Language"
+    ):
+        return node.attr
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -114,7 +124,7 @@ def _pick(names: list[str], options: tuple[str, ...]) -> str | None:
     return next((n for n in names if n in options), None)
 
 
-def cases_of(source: str, path: str, commit: str) -> list[dict[str, Any]]:
+def cases_of(source: str, path: str, commit: str, repo: str = REPO) -> list[dict[str, Any]]:
     """Every case in one test file's source (see the module docstring)."""
     out: list[dict[str, Any]] = []
     for func in ast.parse(source).body:
@@ -144,6 +154,7 @@ def cases_of(source: str, path: str, commit: str) -> list[dict[str, Any]]:
                         values[expected],
                         options,
                         commit,
+                        repo,
                     )
                 )
         for node in ast.walk(func):  # assert compare_strings(gold, pred, ...) == verdict
@@ -171,6 +182,7 @@ def cases_of(source: str, path: str, commit: str) -> list[dict[str, Any]]:
                     verdict,
                     _call_options(node.left),
                     commit,
+                    repo,
                 )
             )
     return out
@@ -186,6 +198,7 @@ def _case(
     expected: Any,
     options: dict[str, Any],
     commit: str,
+    repo: str,
 ) -> dict[str, Any]:
     if not isinstance(gold, str) or not isinstance(pred, str):
         raise ValueError(f"{path}:{line}: gold and prediction must be strings")
@@ -195,7 +208,7 @@ def _case(
         "expected": bool(int(expected)),
         "options": options,
         "source": {
-            "repo": "huggingface/Math-Verify",
+            "repo": repo,
             "commit": commit,
             "file": path,
             "test": func.name,

@@ -11,42 +11,34 @@ longer disagrees (so the list stays honest).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.external._suite import DISAGREEMENTS, load_cases, prediction, samples
-from truegrade.core import load_grader
+from tests.external._suite import (
+    CASES,
+    DISAGREEMENTS,
+    DOCS,
+    agreeing,
+    false_accepts,
+    grade,
+    listed,
+    load_cases,
+    prediction,
+    undocumented,
+    unexplained,
+)
 
 pytestmark = pytest.mark.slow  # grades 270 cases in worker processes
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "math.md"
-
-
-def _design_rows() -> dict[str, str]:
-    """First cell -> the whole line, for each row of the docs' one "Design choices" table."""
-    text = DOCS.read_text()
-    section = text.split("## Design choices", 1)[1].split("\n## ", 1)[0]
-    rows = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and cells[0] not in ("rule", "---") and len(cells) >= 3:
-            rows[cells[0]] = line
-    return rows
 
 
 @pytest.fixture(scope="module")
 def outcomes():
-    cases = load_cases()
-    grades = load_grader("math").grade_batch(samples())
-    return list(zip(cases, grades, strict=True))
+    return grade(CASES)
 
 
 @pytest.fixture(scope="module")
-def listed():
-    data = yaml.safe_load(DISAGREEMENTS.read_text())
-    return data["choices"], {int(k): v for k, v in data["cases"].items()}
+def choices_and_cases():
+    return listed(DISAGREEMENTS)
 
 
 def test_the_cases_are_math_verify_suite_with_sources():
@@ -61,41 +53,20 @@ def test_the_cases_are_math_verify_suite_with_sources():
     assert {c["id"] for c in cases} == set(range(len(cases)))
 
 
-def test_no_answer_the_suite_rejects_is_accepted(outcomes):
-    wrong = [
-        (c["id"], c["gold"][:60], c["pred"][:60], g.flags)
-        for c, g in outcomes
-        if g.passed is True and not c["expected"]
-    ]
-    assert wrong == []
+def test_no_answer_the_suite_rejects_is_accepted(outcomes, choices_and_cases):
+    assert false_accepts(outcomes, choices_and_cases[1]) == []
 
 
-def test_every_disagreement_is_a_documented_design_choice(outcomes, listed):
-    choices, cases = listed
-    rows = _design_rows()
-    for name, rule in choices.items():
-        assert rule in rows, f"choice {name!r}: no row {rule!r} in {DOCS}'s Design choices table"
-    unexplained = []
-    for case, grade in outcomes:
-        if bool(grade.passed) != case["expected"] and case["id"] not in cases:
-            unexplained.append(
-                (
-                    case["id"],
-                    case["gold"][:50],
-                    prediction(case["pred"])[:50],
-                    grade.flags,
-                    grade.explanation or grade.error,
-                )
-            )
-    assert unexplained == []
+def test_every_disagreement_is_a_documented_design_choice(outcomes, choices_and_cases):
+    choices, cases = choices_and_cases
+    assert undocumented(choices) == [], f"no such row in {DOCS}'s Design choices table"
+    assert unexplained(outcomes, cases) == []
     assert set(cases.values()) <= set(choices), set(cases.values()) - set(choices)
 
 
-def test_every_listed_disagreement_still_disagrees(outcomes, listed):
-    _, cases = listed
-    by_id = {case["id"]: (case, grade) for case, grade in outcomes}
-    agreeing = [i for i in cases if bool(by_id[i][1].passed) == by_id[i][0]["expected"]]
-    assert agreeing == [], "these cases agree now: remove them from the disagreements list"
+def test_every_listed_disagreement_still_disagrees(outcomes, choices_and_cases):
+    stale = agreeing(outcomes, choices_and_cases[1])
+    assert stale == [], "these cases agree now: remove them from the disagreements list"
 
 
 def test_the_boxing_rule():

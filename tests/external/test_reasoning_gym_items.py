@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.external.test_math_verify_suite import DOCS, _design_rows
+from tests.external._suite import DOCS, design_rows
 from truegrade.core import load_grader
 
 pytestmark = pytest.mark.slow  # grades about 1,000 candidates in worker processes
@@ -95,7 +95,7 @@ def test_every_other_notation_of_the_value_is_accepted(outcomes):
 def test_every_disagreement_with_the_scorer_is_a_documented_choice(outcomes):
     data = yaml.safe_load(DISAGREEMENTS.read_text())
     choices, listed = data["choices"], data["cases"]
-    rows = _design_rows()
+    rows = design_rows()
     for name, rule in choices.items():
         assert rule in rows, f"choice {name!r}: no row {rule!r} in {DOCS}'s Design choices table"
     assert set(listed.values()) <= set(choices)
