@@ -37,3 +37,9 @@ def test_cold_and_warm_are_each_paired_with_the_anchor(tmp_path: Path) -> None:
         assert names[name].samples[0] > 0
     assert report.details["agreement"]["ours_accepts"] == 2
     assert len(report.ratios()) == 2
+    # the tail: the slowest 1% of four pairs is one pair, named, with its share of the deadline
+    ours = names["truegrade math, 1 worker"].extra
+    assert 0 < ours["slowest_1pct_ms"] == ours["max_ms"]
+    [slowest] = report.details["slowest"]["1"]
+    assert slowest["pair"] in range(4)
+    assert slowest["share_of_deadline"] == pytest.approx(slowest["ms"] / 2000, abs=1e-4)
