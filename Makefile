@@ -44,7 +44,7 @@ typecheck: $(STAMP)
 # The suite in two processes (up to four where there are more cores), a test file per process at
 # a time: most of its time is spent waiting on sandboxes and subprocesses.
 pytest: $(STAMP)
-	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile
+	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile --durations=20
 
 test: lint typecheck pytest
 
