@@ -73,6 +73,10 @@ def test_no_key_of_the_shared_math_problems_is_refused():
         r"\boxed{\text{It cannot be determined from the information given}}",
         "The answer is 5.",
         "The total is 5+5=10.",
+        "The answer is five",
+        "The answer is 5",
+        r"\text{There is no real solution}",
+        "The sum equals 5",
     ],
 )
 def test_a_sentence_is_no_key(key):
@@ -96,6 +100,8 @@ def test_a_sentence_is_no_key(key):
         r"\text{4:30 p.m.}",
         "sin x cos x tan x log x exp x",
         r"100\text{ square units}",
+        "x is even",
+        r"\text{is prime}",
     ],
 )
 def test_a_short_text_answer_is_a_key(key):

@@ -60,7 +60,8 @@ MAX_BOXES = 10_000
 _GOLD_CACHE_SIZE = 4096
 _WARM_SHAPES = ("x+1", "2\\sqrt{5}+3\\sqrt{2}", "\\frac{\\sqrt{3}}{2}")
 
-_JUXTAPOSED = re.compile(r"\d\s+[\d.]|\d\s*\\[,;: ]\s*\d")
+# numbers side by side (12 13); a function's power is no number (\tan^2 60^\circ)
+_JUXTAPOSED = re.compile(r"(?<!\\[a-z]{3}\^)(?<!\\[a-z]{4}\^)(?:\d\s+[\d.]|\d\s*\\[,;: ]\s*\d)")
 _IN = re.compile(r"\\in\b")
 # a key that ends in a constant of integration: an antiderivative, standing for its family
 _PLUS_CONSTANT = re.compile(r"\+\s*C(?:_\{?\d+\}?)?\s*$")
@@ -94,6 +95,16 @@ class _Gold:
     primes: tuple[int, ...] | None = None
     _parsed: Any = field(default=None, repr=False)
     _relation: Any = field(default=None, repr=False)
+    _written: _Gold | None = field(default=None, repr=False)
+
+    def as_written(self) -> _Gold:
+        """The key with a one-letter unit read as the letter it is (``5h`` as 5 times h): what
+        an answer without a unit must match (docs/math.md, "A letter after a number")."""
+        if self._written is None:
+            written = _prepare_gold(self.answer.raw, letter_units=False)
+            written.assignment_var, written.time = self.assignment_var, None
+            self._written = written
+        return self._written
 
     def parsed(self) -> Any:
         if self._parsed is None:
@@ -133,6 +144,10 @@ _NOT_PROSE = frozenset(
     }
 )
 _SEPARATORS = frozenset(("and", "or"))
+# verbs that make words a statement about the answer (The answer is 5) rather than an answer
+_STATING_VERBS = frozenset(
+    ("is", "are", "was", "were", "be", "equals", "has", "have", "gives", "means", "can", "will")
+)
 _PROSE_RUN_WORDS = 5
 _SENTENCE_WORDS = 3
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -160,13 +175,15 @@ def _failed_gold(answer: Answer, problem: str) -> _Gold:
 
 
 def _is_prose(key: str) -> bool:
-    """A key written as a sentence: five words in a row (``Let's think step by step``), or a
-    full stop, ``!`` or ``?`` ending three words or more (``The answer is 5.``). Words are runs of
+    """A key written as a sentence: five words in a row (``Let's think step by step``), or three
+    words or more ended by a full stop, ``!`` or ``?`` (``The answer is 5.``) or holding a verb
+    that states something (``The answer is 5``, ``There is no solution``). Words are runs of
     two letters or more; single letters (variables), LaTeX commands and function names are not
     counted, and ``and`` / ``or`` separate a list as commas do. Names, ``yes``, an option letter
     and short phrases (``all real numbers``, ``\\text{no solution}``) are answers."""
     text = _COMMAND.sub(" ", _ENVIRONMENT.sub(" ", key))
     words = 0
+    stating = False
     for run in _WORD_RUN.finditer(text):
         in_run = 0
         for word in run.group().split():
@@ -176,10 +193,13 @@ def _is_prose(key: str) -> bool:
             elif len(word) > 1 and lower not in _NOT_PROSE:
                 in_run += 1
                 words += 1
+                stating = stating or lower in _STATING_VERBS
                 if in_run >= _PROSE_RUN_WORDS:
                     return True
+    if words < _SENTENCE_WORDS:
+        return False
     ending = text.rstrip().rstrip("${} \t")
-    return words >= _SENTENCE_WORDS and bool(_ENDS_SENTENCE.search(ending))
+    return stating or bool(_ENDS_SENTENCE.search(ending))
 
 
 def _gold_boxes(reference: str) -> str | _Gold:
@@ -209,7 +229,7 @@ def _gold_boxes(reference: str) -> str | _Gold:
     return ", ".join(content for _, _, content in spans)
 
 
-def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
+def _prepare_gold(reference: str, shortcuts: bool = True, letter_units: bool = True) -> _Gold:
     if shortcuts and _PLAIN_LITERAL.fullmatch(reference):  # most keys: no shape to read
         answer = normalize_answer(reference)
         return _Gold(answer, False, parse_number(answer.core).value, None, answer.core, False)
@@ -233,7 +253,7 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
         return _failed_gold(
             normalize_answer(""), f"the reference {reference[:60]!r} is a sentence, not an answer"
         )
-    loose = normalize_answer(reference, collapse_thousands=False)
+    loose = normalize_answer(reference, collapse_thousands=False, letter_units=letter_units)
     if loose.problem:
         return _failed_gold(loose, "the reference is too long")
     if not loose.core and not loose.is_text:
@@ -248,11 +268,11 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
     if items is not None and len(items) > 1:
         tuples = _value_tuples(items)
         if tuples is not None:  # p=5, q=2; p=7, q=2 is the pairs (5, 2), (7, 2)
-            return _prepare_gold(", ".join(tuples), shortcuts)
+            return _prepare_gold(", ".join(tuples), shortcuts, letter_units)
         return _Gold(loose, True, None, None, loose.core, False, named=tuple(items))
     if items is not None:  # one named value: the value, with its name and the whole equation
         name, value = items[0]
-        gold = _prepare_gold(value, shortcuts)
+        gold = _prepare_gold(value, shortcuts, letter_units)
         if gold.problem:
             return gold
         gold.assignment_var = name
@@ -261,7 +281,7 @@ def _prepare_gold(reference: str, shortcuts: bool = True) -> _Gold:
             gold.time = None  # S_{1}:S_{2} = 7:32 is a ratio
         return gold
     is_collection = not loose.is_text and _is_collection(loose)
-    answer = loose if is_collection else normalize_answer(reference)
+    answer = loose if is_collection else normalize_answer(reference, letter_units=letter_units)
     time = clock_time(answer.core) if not is_collection else None
     is_equation = len(split_relation(answer.core)) > 1 and not is_collection
     number = None
@@ -406,6 +426,7 @@ class MathKernel:
             and gold.time is None
             and not gold.equation_core
             and not (self.angles and gold.answer.degrees)
+            and not gold.answer.letter_unit
             and _PLAIN_LITERAL.fullmatch(statement)
         ):  # a plain literal against a number: nothing to normalise, nothing to take apart
             number = parse_number(statement).value
@@ -415,6 +436,12 @@ class MathKernel:
         if answer.problem:
             return _Result(False, flags=(answer.problem,), why="the answer is too long to check")
         g = gold.answer
+        if g.letter_unit and not answer.unit:  # 5 for 5h: h may be a variable
+            return self._check(gold.as_written(), statement)
+        if answer.letter_unit and not g.unit:  # 5h for 5: the same
+            answer = normalize_answer(
+                statement, collapse_thousands=not gold.is_collection, letter_units=False
+            )
         if gold.time is not None:
             return _compare_times(gold.time, answer)
         if g.is_text:
@@ -538,7 +565,10 @@ class MathKernel:
             claims = parts
         last = claims[-1]
         for other in claims[:-1]:
-            if self._same(other, last) is None:
+            same = self._same(other, last)
+            if isinstance(same, _Result):
+                return same
+            if same is None:
                 return _Result(
                     False,
                     flags=("false_relation",),
@@ -546,7 +576,9 @@ class MathKernel:
                 )
         return last
 
-    def _same(self, a: str, b: str) -> str | None:
+    def _same(self, a: str, b: str) -> str | _Result | None:
+        """How ``a`` equals ``b``, None when it does not, or why that cannot be checked: a side
+        the parser cannot read makes the claim unreadable (``parse_error``), never false."""
         x, y = parse_number(a).value, parse_number(b).value
         if x is not None and y is not None:
             return "exact" if x == y else None
@@ -554,9 +586,9 @@ class MathKernel:
             return "exact"
         from truegrade.graders.math._equiv import equivalent, parse_core
 
-        pa, pb = parse_core(a), parse_core(b)
-        if pa.problem or pb.problem:
-            return None
+        for parsed in (pa := parse_core(a), pb := parse_core(b)):
+            if parsed.problem:
+                return _Result(False, flags=(parsed.problem,), why=parsed.detail)
         return equivalent(pa.value, pb.value)
 
     def _compare_values(self, gold: _Gold, value: str, answer: Answer) -> _Result:
@@ -752,8 +784,10 @@ def _interval_flag(gold: Any, answer: Any) -> tuple[str, ...]:
         and (gold.start == answer.start and gold.end == answer.end)
     ):
         return ("interval_mismatch",)
+    from truegrade.graders.math._equiv import Bag
+
     if isinstance(gold, sympy.Interval) != isinstance(answer, sympy.Interval) and isinstance(
-        answer, (sympy.Interval, sympy.Tuple, sympy.FiniteSet)
+        answer, (sympy.Interval, sympy.Tuple, sympy.FiniteSet, Bag)
     ):
         return ("interval_mismatch",)
     return ()

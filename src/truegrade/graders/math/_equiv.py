@@ -35,7 +35,10 @@ from latex2sympy2_extended.latex2sympy2 import NormalizationConfig, latex2sympy
 from math_verify.grader import should_treat_as_complex
 from sympy.core.relational import Relational
 
+from truegrade.graders.math._normalize import split_top_level
+
 __all__ = [
+    "Bag",
     "Parsed",
     "equivalent",
     "exact_value",
@@ -59,9 +62,14 @@ _PAREN_EXPONENT = re.compile(r"\^\s*\(")
 _VARIABLE_POWER = re.compile(r"[^\\a-zA-Z][a-zA-Z]\^\s*(?:\d(?!\d)|\{\s*-?\d\s*\})")
 _BIG_FACTORIAL = re.compile(r"(?:\d{4,}|[)}])\s*!")
 _LONG_NUMBER = re.compile(r"\d{400,}")
+# a degree sign beside a trigonometric function is in its argument: \sin(90^\circ) is 1
+_TRIG = re.compile(r"\\(?:sin|cos|tan|sec|csc|cot)(?![a-zA-Z])")
 _CONSTANT_NAME = re.compile(r"c(?:_\{?\d+\}?)?")
 _MAX_EXPONENT = 10_000
 _MAX_FACTORIAL = 1_000
+# a congruence (x \equiv 2 \pmod 5): the parser reads \pmod as \pm o d and drops the modulus of
+# \equiv ... \mod, so x \equiv 2 \pmod 5 would equal x \equiv 2 \pmod 7; compared as written
+_CONGRUENCE = re.compile(r"\\pmod(?![a-zA-Z])|\\equiv(?![a-zA-Z]).*\\b?mod(?![a-zA-Z])")
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,18 @@ class Parsed:
     value: Any
     problem: str | None = None
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class Bag:
+    """A list written without set braces (``1, 1, 2``): its items as written, repeats kept.
+
+    Lists compare without order but with multiplicity (``1, 2`` is not ``1, 1, 2``); only a key
+    written as a set (``\\{1, 2\\}``) lets repeats in the answer go uncounted. The parser reads
+    any list as a SymPy set, which drops repeats, so a list is rebuilt from the items it wrote.
+    """
+
+    items: tuple[Any, ...]
 
 
 _MAX_DEPTH = 32
@@ -156,9 +176,14 @@ def parse_core(core: str) -> Parsed:
     risk = _risky(core)
     if risk is not None:
         return Parsed(None, "too_complex", f"the answer contains {risk}")
+    if _CONGRUENCE.search(core):
+        return Parsed(None, "parse_error", "a congruence is compared only as written")
     try:
         value = latex2sympy(
-            core, is_real=not should_treat_as_complex(core), normalization_config=_CONFIG
+            core,
+            is_real=not should_treat_as_complex(core),
+            convert_degrees="\\circ" in core and bool(_TRIG.search(core)),
+            normalization_config=_CONFIG,
         )
     except RecursionError:
         return Parsed(None, "too_complex", "the answer is nested too deeply")
@@ -172,7 +197,32 @@ def parse_core(core: str) -> Parsed:
         return Parsed(None, "too_complex", f"the answer contains {big}")
     if isinstance(value, (sympy.MatAdd, sympy.MatMul)):
         value = value.doit()  # a sum or product of written-out matrices is that matrix
-    return Parsed(_canonical(_exact_floats(value)))
+    written = getattr(value, "_unsorted_args", None)  # the parser's list, repeats included
+    if isinstance(value, sympy.FiniteSet) and written and len(written) > 1 and not _braced(core):
+        return Parsed(Bag(tuple(_finished(item) for item in written)))
+    return Parsed(_finished(value))
+
+
+def _finished(value: Any) -> Any:
+    return _canonical(_exact_floats(_imaginary_unit(value)))
+
+
+def _braced(core: str) -> bool:
+    """``core`` is one set in braces (``\\{1, 2\\}``, ``{1, 2}``), not a list of them."""
+    text = core.strip()
+    return text.startswith(("{", "\\{")) and len(split_top_level(text)) == 1
+
+
+def _imaginary_unit(value: Any) -> Any:
+    """``value`` with a free ``i`` read as the imaginary unit (docs/math.md: "The imaginary unit
+    is i"), so ``i^2`` is -1 and ``e^{i\\pi} = -1`` holds. An ``i`` bound as an index
+    (``\\sum_{i=1}^{n} i``) stays the index, and ``a_i`` is a name of its own."""
+    if not isinstance(value, sympy.Basic):
+        return value
+    unit = [s for s in value.free_symbols if isinstance(s, sympy.Symbol) and s.name == "i"]
+    if not unit:
+        return value
+    return value.subs({s: sympy.I for s in unit})
 
 
 def exact_value(number: Fraction) -> Parsed:
@@ -185,6 +235,9 @@ def _canonical(expr: Any) -> Any:
     """``expr`` with every sum, product and power rebuilt (evaluated) in canonical order."""
     if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow)):
         return expr.func(*(_canonical(arg) for arg in expr.args))
+    if isinstance(expr, sympy.Mod):  # 17 \\bmod 5 is 2; a zero modulus stays as written
+        args = [_canonical(arg) for arg in expr.args]
+        return expr if args[1].is_zero is not False else sympy.Mod(*args)
     if isinstance(expr, (sympy.Tuple, sympy.FiniteSet, sympy.Interval, Relational, sympy.And)):
         return expr.func(*(_canonical(arg) for arg in expr.args))
     return expr
@@ -240,7 +293,7 @@ def solution_set(relation: Any) -> Any:
 
 
 def _is_collection(value: Any) -> bool:
-    return isinstance(value, (sympy.Set, sympy.Tuple, sympy.MatrixBase, tuple, list))
+    return isinstance(value, (Bag, sympy.Set, sympy.Tuple, sympy.MatrixBase, tuple, list))
 
 
 def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
@@ -256,6 +309,8 @@ def _scalar_equal(a: Any, b: Any, abs_tol: float, rel_tol: float) -> str | None:
         difference = sympy.expand(a - b)
         if difference != 0 and difference.has(sympy.Pow):
             difference = _radical_zero(difference)
+        if difference != 0 and difference.has(sympy.Pow):
+            difference = _power_zero(difference)
         if difference != 0:
             difference = sympy.simplify(difference)
     except Exception:
@@ -288,6 +343,32 @@ def _radical_zero(difference: Any) -> Any:
         if reduced == 0:
             return reduced
     return difference
+
+
+def _split_power(power: Any) -> Any:
+    """``(a/b)^n`` as ``a^n b^{-n}`` and ``(ab)^n`` as ``a^n b^n``: a power of a quotient or a
+    product with an exponent that is not an integer, split as for positive bases (integer
+    exponents SymPy splits itself)."""
+    numerator, denominator = sympy.fraction(sympy.together(power.base))
+    parts = [sympy.expand_power_base(numerator**power.exp, force=True)]
+    if denominator != 1:
+        parts.append(sympy.expand_power_base(denominator ** (-power.exp), force=True))
+    return sympy.Mul(*parts)
+
+
+def _power_zero(difference: Any) -> Any:
+    """A bounded fast path for powers of quotients and products before ``simplify`` (which
+    takes a large part of the deadline on ``(1 - \\frac{1}{n})^n`` against
+    ``\\frac{(n-1)^n}{n^n}``, and then fails): split each such power (``_split_power``) and
+    expand once. The difference comes back as 0 when that shows it is, else unchanged. A root
+    of a power (``\\sqrt{x^2}``) is not a power of a product and is left alone, so ``x`` never
+    equals ``|x|`` here."""
+    split = difference.replace(
+        lambda e: isinstance(e, sympy.Pow) and not e.exp.is_Integer and not e.base.is_Atom,
+        _split_power,
+    )
+    reduced = sympy.expand(split)
+    return reduced if reduced == 0 else difference
 
 
 # Points a symbolic difference is evaluated at before anything is simplified: rationals away
@@ -399,6 +480,8 @@ def _equivalent(gold: Any, answer: Any, abs_tol: float, rel_tol: float) -> str |
         gold = sympy.Rational(gold.numerator, gold.denominator)
     if isinstance(answer, Fraction):
         answer = sympy.Rational(answer.numerator, answer.denominator)
+    if isinstance(gold, Bag) or isinstance(answer, Bag):
+        return _equivalent_lists(gold, answer, abs_tol, rel_tol)
     gold_set = solution_set(gold) if isinstance(answer, sympy.Set) else None
     if gold_set is not None:  # an inequality key: its solution set, written as a set
         gold = gold_set
@@ -434,6 +517,31 @@ def _equivalent(gold: Any, answer: Any, abs_tol: float, rel_tol: float) -> str |
     if isinstance(gold, Relational) or isinstance(answer, Relational):
         return relation_equivalent(gold, answer)
     return _scalar_equal(gold, answer, abs_tol, rel_tol)
+
+
+def _equivalent_lists(gold: Any, answer: Any, abs_tol: float, rel_tol: float) -> str | None:
+    """A list (``Bag``) against a list or a set: the same items as often, in any order; against
+    a key written as a set, repeats in the answer go uncounted (``1, 1, 2`` is the set
+    ``\\{1, 2\\}``); against another kind of set (a union), a list without repeats is its set."""
+    mine, theirs = _items(gold), _items(answer)
+    if mine is None or theirs is None:
+        bag, other = (gold, answer) if isinstance(gold, Bag) else (answer, gold)
+        if not isinstance(other, sympy.Set) or len(set(bag.items)) != len(bag.items):
+            return None
+        as_set = sympy.FiniteSet(*bag.items)
+        pair = (as_set, other) if bag is gold else (other, as_set)
+        return _equivalent(*pair, abs_tol, rel_tol)
+    if isinstance(gold, sympy.FiniteSet):
+        theirs = list(sympy.FiniteSet(*theirs).args)
+    return _match_unordered(mine, theirs, abs_tol, rel_tol)
+
+
+def _items(value: Any) -> list[Any] | None:
+    if isinstance(value, Bag):
+        return list(value.items)
+    if isinstance(value, sympy.FiniteSet):
+        return list(value.args)
+    return None
 
 
 def _weakest(hows: list[str]) -> str:

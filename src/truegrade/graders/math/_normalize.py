@@ -54,6 +54,17 @@ _DOUBLED_COMMAND = re.compile(
     r"\\\\(?=(?:le|leq|ge|geq|lt|gt|ne|neq|frac|dfrac|tfrac|sqrt|boxed|cdot|times|pi|in|infty"
     r"|text|left|right)(?![a-zA-Z]))"
 )
+# a key escaped twice (JSON inside JSON): every backslash doubled, so no run of them is odd
+_BACKSLASH_RUN = re.compile(r"\\+")
+_DOUBLED_NAME = re.compile(r"(?<!\\)\\\\[a-zA-Z]")
+_BMOD = re.compile(r"\\bmod(?![a-zA-Z])")
+_PMOD_ARGUMENT = re.compile(r"\\pmod\s*([0-9a-zA-Z])")
+# 2^6 3^5 5^4: a power then a number after a space is a product (a factorization as written);
+# not a function's power (\sin^2 30)
+_JUXTAPOSED_POWER = re.compile(r"(?<=[\d)}])(\^\s*(?:\d|\{\s*\d+\s*\}))\s+(?=\d)")
+# a trigonometric function: a degree sign after it belongs to its argument (\cos 60^\circ)
+_TRIG = re.compile(r"\\(?:sin|cos|tan|sec|csc|cot)(?![a-zA-Z])")
+_DEGREE_SIGN = re.compile(r"°|\\degree(?![a-zA-Z])|\^\s*\{?\s*\\text\{\s*o\s*\}\s*\}?")
 # Python / SymPy syntax in a key or an answer: x**2 is x^2, 2*x is 2 \cdot x
 # 0x1854, 0b101, 0o17: integer literals in another base (a digit or letter before is no literal)
 _RADIX_LITERAL = re.compile(r"(?<![\w.])0([xXbBoO])([0-9a-fA-F]{1,1000})(?![\w.])")
@@ -237,6 +248,8 @@ class Answer:
             periods), used when the reference is words (``\\text{4:30 p.m.}``, a name).
         is_text: The answer is words rather than mathematics.
         problem: Why the answer cannot be used (``answer_too_long``), or None.
+        letter_unit: The unit is one bare letter after the number (``5h``, ``10 m``): it may be
+            a variable, so it is a unit only beside another unit (``normalize_answer``).
     """
 
     raw: str
@@ -248,6 +261,7 @@ class Answer:
     is_text: bool = False
     problem: str | None = None
     notes: tuple[str, ...] = field(default=())
+    letter_unit: bool = False
 
 
 def _strip_wrappers(text: str) -> str:
@@ -271,12 +285,16 @@ def _text_key(text: str) -> str:
     return re.sub(r"[\s.$]", "", t).lower().strip("()")
 
 
-def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
+def normalize_answer(
+    text: str, *, collapse_thousands: bool = True, letter_units: bool = True
+) -> Answer:
     """Take an answer apart (see ``Answer``).
 
     Args:
         text: The statement, e.g. the content of a ``\\boxed{}``.
         collapse_thousands: Read ``10,000`` as one number (off when the gold answer is a list).
+        letter_units: Read one bare letter that is a unit symbol after a number (``5h``) as a
+            unit; off, it stays in the core as a variable would (``5h`` is 5 times h).
     """
     raw = text
     if len(text) > MAX_ANSWER_CHARS:
@@ -292,15 +310,21 @@ def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
     s = _ONE_LETTER_COMMAND.sub(r"\1", s)
     s = _OPERATOR_NAME.sub(lambda m: _PY_FUNCTIONS.get(m.group(1), "\\" + m.group(1)), s)
     s = _TEXT_COMMANDS.sub(r"\\text{", s)
+    s = _BMOD.sub(r"\\mod", s)
+    s = _PMOD_ARGUMENT.sub(r"\\pmod{\1}", s)
+    s = _JUXTAPOSED_POWER.sub(r"\1 \\cdot ", s)
     s = s.strip()
-    percent = degrees = False
+    percent = degrees = letter_unit = False
     unit: str | None = None
     match = _PERCENT.search(s)
     if match:
         percent, s = True, s[: match.start()].rstrip()
-    match = _DEGREES.search(s)
-    if match:
-        degrees, s = True, s[: match.start()].rstrip()
+    if _TRIG.search(s):  # a degree sign in a function's argument: \cos 60^\circ is 1/2
+        s = _DEGREE_SIGN.sub(lambda _: "^{\\circ}", s)
+    else:
+        match = _DEGREES.search(s)
+        if match:
+            degrees, s = True, s[: match.start()].rstrip()
     match = _CURRENCY_PREFIX.match(s)
     if match:
         unit, s = "$", s[match.end() :].lstrip()
@@ -312,8 +336,10 @@ def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
         else:
             match = _PLAIN_UNIT.search(s)
             if match and match.group(1).lower().split()[0] in _KNOWN_PLAIN_UNITS:
-                unit = match.group(1) + (f"^{match.group(2)}" if match.group(2) else "")
-                s = s[: match.start()].rstrip()
+                letter_unit = len(match.group(1)) == 1
+                if letter_units or not letter_unit:
+                    unit = match.group(1) + (f"^{match.group(2)}" if match.group(2) else "")
+                    s = s[: match.start()].rstrip()
     if unit is not None and unit_key(unit) in ("°",):
         degrees, unit = True, None
     s = _THOUSANDS_BRACE.sub(",", s)
@@ -322,11 +348,22 @@ def normalize_answer(text: str, *, collapse_thousands: bool = True) -> Answer:
         s = _SPACED_GROUPS.sub(lambda m: _GROUP_SPACE.sub("", m.group()), s)
     s = s.strip()
     stripped = _TEXT_BLOCK.sub(r"\1", s).strip()
-    is_text = bool(stripped) and (
-        (not re.search(r"[\d\\^_=+*/<>()\[\]]", stripped) and len(stripped) > 1)
-        or bool(_TEXT_BLOCK.fullmatch(s))
+    mathematical = bool(re.search(r"[\d\\^_=+*/<>()\[\]]", stripped)) or (
+        "-" in stripped and not re.search(r"[a-zA-Z]{2}", stripped)  # -i, x-y; not "well-known"
     )
-    return Answer(raw, s, unit, percent, degrees, _text_key(_strip_wrappers(raw)), is_text)
+    is_text = bool(stripped) and (
+        (not mathematical and len(stripped) > 1) or bool(_TEXT_BLOCK.fullmatch(s))
+    )
+    return Answer(
+        raw,
+        s,
+        unit,
+        percent,
+        degrees,
+        _text_key(_strip_wrappers(raw)),
+        is_text,
+        letter_unit=letter_unit and unit is not None,
+    )
 
 
 _OPEN = "([{"
@@ -421,8 +458,18 @@ def balanced(core: str) -> bool:
 
 def undouble_commands(text: str) -> str:
     """``\\\\le`` as ``\\le``: a command whose backslash was doubled by over-escaping (a line
-    break followed by the letters ``le`` means nothing in an answer)."""
-    return _DOUBLED_COMMAND.sub(r"\\", text) if "\\\\" in text else text
+    break followed by the letters ``le`` means nothing in an answer).
+
+    A text escaped twice throughout (``\\\\begin{pmatrix} 1 \\\\\\\\ 2 \\\\end{pmatrix}``, as
+    datasets that store JSON inside JSON write it) has every backslash doubled: no run of them
+    has odd length, and some doubled pair starts a command name. Then every run is halved. A text
+    with one single backslash (``\\begin``) is as written, and its ``\\\\`` are row breaks."""
+    if "\\\\" not in text:
+        return text
+    runs = _BACKSLASH_RUN.findall(text)
+    if all(len(run) % 2 == 0 for run in runs) and _DOUBLED_NAME.search(text):
+        return _BACKSLASH_RUN.sub(lambda m: "\\" * (len(m.group()) // 2), text)
+    return _DOUBLED_COMMAND.sub(r"\\", text)
 
 
 def _closing_parens(core: str) -> dict[int, int]:
