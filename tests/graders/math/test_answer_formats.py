@@ -41,6 +41,10 @@ RIGHT = [
     ("named", r"\boxed{\frac{1}{\sqrt{6}}}", r"\frac{NO}{BO}=\frac{1}{\sqrt6}"),
     ("named", r"\boxed{7:32}", r"S_{MBCN}:S=7:32"),
     ("named", r"\boxed{(5,2),(7,2)}", "p=5,q=2;p=7,q=2"),
+    # an answer written as the key's named tuples is those tuples, its names in any order
+    ("named", r"\boxed{p=5, q=2; p=7, q=2}", "p=5, q=2; p=7, q=2"),
+    ("named", r"$p=5,q=2;p=7,q=2$", "p = 5, q = 2 and p = 7, q = 2"),
+    ("named", r"\boxed{q=2, p=7; q=2, p=5}", "p=5, q=2; p=7, q=2"),
     ("named", r"\boxed{a_{37} = 19, \quad a_3 = 2}", "a_3 = 2, a_{37} = 19"),
     ("named", r"\boxed{(x, y) = (5, 8) \text{ and } (8, 5)}", "(5, 8), (8, 5)"),
     ("named", r"\boxed{2x+3}", "y = 2x+3"),
@@ -211,6 +215,9 @@ WRONG = [
     ("named", r"\boxed{3x+3}", "y = 2x+3", None),
     ("named", r"\boxed{10, 000}", "x = 10,000", "hedged"),
     ("named", r"\boxed{10}", "x = 10,000", None),
+    ("named", r"\boxed{p=5, q=2; p=7, q=3}", "p=5, q=2; p=7, q=2", None),
+    ("named", r"\boxed{p=5, q=2}", "p=5, q=2; p=7, q=2", None),  # one of the two
+    ("named", r"\boxed{p=5, r=2; p=7, r=2}", "p=5, q=2; p=7, q=2", "false_relation"),
     ("interval", r"\boxed{[-793, 10)}", "-793 < a < 10", "interval_mismatch"),
     ("interval", r"\boxed{(-793, 11)}", "-793 < a < 10", "interval_mismatch"),
     ("interval", r"\boxed{(0,1]}", "0<f(x)<1", "interval_mismatch"),

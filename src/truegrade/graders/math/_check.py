@@ -93,6 +93,9 @@ class _Gold:
     time: ClockTime | None = None
     #: The key as a prime factorization (``2 \times 2 \times 41``): its primes, with repeats.
     primes: tuple[int, ...] | None = None
+    #: The names of a key of named tuples (``p=5, q=2; p=7, q=2``: ``("p", "q")``), so that an
+    #: answer written the same way is read as the same tuples.
+    tuple_names: tuple[str, ...] = ()
     _parsed: Any = field(default=None, repr=False)
     _relation: Any = field(default=None, repr=False)
     _written: _Gold | None = field(default=None, repr=False)
@@ -268,7 +271,9 @@ def _prepare_gold(reference: str, shortcuts: bool = True, letter_units: bool = T
     if items is not None and len(items) > 1:
         tuples = _value_tuples(items)
         if tuples is not None:  # p=5, q=2; p=7, q=2 is the pairs (5, 2), (7, 2)
-            return _prepare_gold(", ".join(tuples), shortcuts, letter_units)
+            gold = _prepare_gold(", ".join(tuples), shortcuts, letter_units)
+            gold.tuple_names = tuple(str(name) for name in dict.fromkeys(n for n, _ in items))
+            return gold
         return _Gold(loose, True, None, None, loose.core, False, named=tuple(items))
     if items is not None:  # one named value: the value, with its name and the whole equation
         name, value = items[0]
@@ -293,18 +298,33 @@ def _prepare_gold(reference: str, shortcuts: bool = True, letter_units: bool = T
     )
 
 
-def _value_tuples(items: list[tuple[str | None, str]]) -> list[str] | None:
-    """``p=5, q=2, p=7, q=2`` as ``["(5, 2)", "(7, 2)"]``: the names repeat as a cycle."""
+def _value_tuples(
+    items: list[tuple[str | None, str]], order: tuple[str, ...] | None = None
+) -> list[str] | None:
+    """``p=5, q=2, p=7, q=2`` as ``["(5, 2)", "(7, 2)"]``: the names repeat as a cycle. With
+    ``order`` (a key's names), the answer's cycle must hold the same names, in any order, and
+    each tuple is written in the key's."""
     names = [name for name, _ in items]
     cycle = list(dict.fromkeys(names))
-    if len(cycle) < 2 or len(names) % len(cycle) or len(names) == len(cycle):
-        return None
+    if len(cycle) < 2 or len(names) % len(cycle) or (len(names) == len(cycle) and not order):
+        return None  # (one tuple of an answer is compared with the key's tuples: a partial answer)
     if names != cycle * (len(names) // len(cycle)):
         return None
-    values = [value for _, value in items]
-    return [
-        "(" + ", ".join(values[i : i + len(cycle)]) + ")" for i in range(0, len(values), len(cycle))
-    ]
+    if order is not None and sorted(map(str, cycle)) != sorted(order):
+        return None
+    width = len(cycle)
+    groups = [dict(items[i : i + width]) for i in range(0, len(items), width)]
+    want = order if order is not None else cycle
+    return ["(" + ", ".join(group[name] for name in want) + ")" for group in groups]
+
+
+def _as_tuples(statement: str, names: tuple[str, ...]) -> str:
+    """An answer written as the key's named tuples (``p=5, q=2; p=7, q=2``) as those tuples,
+    ``(5, 2), (7, 2)``; any other answer as it is."""
+    core = normalize_answer(statement, collapse_thousands=False).core
+    items = assignments(core) if balanced(core) else None
+    tuples = _value_tuples(items, names) if items is not None else None
+    return ", ".join(tuples) if tuples is not None else statement
 
 
 def _strip_commands(text: str) -> str:
@@ -420,6 +440,8 @@ class MathKernel:
             return _bad_reference(gold.problem)
         if gold.named:
             return self._compare_named(gold, statement)
+        if gold.tuple_names:
+            statement = _as_tuples(statement, gold.tuple_names)
         if (
             self.shortcuts
             and gold.number is not None
