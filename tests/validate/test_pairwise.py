@@ -1,6 +1,6 @@
-"""Pairwise accuracy on preference pairs against a hand computation: ties count half, errors
-are left out and counted, Wilson intervals widened for clustering on the prompt, slices by
-category."""
+"""Pairwise accuracy on preference pairs against a hand computation: ties count half under the
+``half`` rule and nothing by default, errors are left out and counted, Wilson intervals widened
+for clustering on the prompt, slices by category."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import pytest
 from scipy import stats
 
 from truegrade.core import Grade, Sample
-from truegrade.validate import is_preference_row, validate_pairwise
+from truegrade.validate import PairRules, is_preference_row, validate_pairwise
+
+HALF = PairRules(equal_scores="half")
 
 
 class ByTable:
@@ -96,7 +98,7 @@ def test_rows_with_chosen_and_rejected_are_preference_rows():
 
 def test_accuracy_ties_errors_and_the_interval_by_hand():
     grader = ByTable(TABLE)
-    report = validate_pairwise(grader, rows(False))
+    report = validate_pairwise(grader, rows(False), rules=HALF)
     assert (report.pairs, report.graded, report.grader_errors, report.ties) == (8, 7, 1, 1)
     _, low, high = wilson_interval(list(OUTCOMES.values()), list(OUTCOMES))
     acc = report.accuracy
@@ -113,18 +115,18 @@ def test_accuracy_ties_errors_and_the_interval_by_hand():
 
 
 def test_pairs_sharing_a_prompt_are_one_cluster():
-    report = validate_pairwise(ByTable(TABLE), rows(True))
+    report = validate_pairwise(ByTable(TABLE), rows(True), rules=HALF)
     groups = {pid: group for pid, group, *_ in PAIRS}
     mean, low, high = wilson_interval(list(OUTCOMES.values()), [groups[p] for p in OUTCOMES])
     acc = report.accuracy
     assert acc.clusters == 3 and "design effect" in acc.method
     assert (acc.estimate, acc.ci_low, acc.ci_high) == pytest.approx((mean, low, high))
-    flat = validate_pairwise(ByTable(TABLE), rows(False)).accuracy
+    flat = validate_pairwise(ByTable(TABLE), rows(False), rules=HALF).accuracy
     assert acc.ci_high - acc.ci_low >= flat.ci_high - flat.ci_low  # never narrower
 
 
 def test_per_category_slices_by_hand():
-    report = validate_pairwise(ByTable(TABLE), rows(True), by=["metadata.subset"])
+    report = validate_pairwise(ByTable(TABLE), rows(True), by=["metadata.subset"], rules=HALF)
     by_subset = report.slices["metadata.subset"]
     chat, safety = by_subset["chat"], by_subset["safety"]
     assert (chat.pairs, chat.ties, chat.accuracy.estimate) == (4, 1, pytest.approx(2.5 / 4))
@@ -138,7 +140,7 @@ def test_per_category_slices_by_hand():
 
 def test_rows_without_a_pair_are_ignored_and_intervals_stay_in_bounds():
     only = [*rows(True)[:3], Sample(id="plain", response="good", label=True)]
-    report = validate_pairwise(ByTable(TABLE), only)
+    report = validate_pairwise(ByTable(TABLE), only, rules=HALF)
     assert report.pairs == 3
     assert report.accuracy.estimate == pytest.approx(2.5 / 3)
     assert 0 <= report.accuracy.ci_low < report.accuracy.estimate < report.accuracy.ci_high <= 1
@@ -147,3 +149,12 @@ def test_rows_without_a_pair_are_ignored_and_intervals_stay_in_bounds():
     assert lost.accuracy.estimate == 0.0 and lost.accuracy.ci_low == 0.0
     assert lost.accuracy.ci_high == pytest.approx(wilson_interval([0.0, 0.0], ["q2", "q3"])[2])
     assert lost.accuracy.ci_high > 0.5
+
+
+def test_by_default_equal_scores_earn_nothing():
+    report = validate_pairwise(ByTable(TABLE), rows(False))
+    expected = sum(v for k, v in OUTCOMES.items() if k != "p3") / 7  # p3's tie: 0, not 0.5
+    assert report.accuracy.estimate == pytest.approx(expected)
+    assert report.ties == 1 and report.rules.equal_scores == "tie"
+    wrong = validate_pairwise(ByTable(TABLE), rows(False), rules=PairRules(equal_scores="wrong"))
+    assert wrong.accuracy.estimate == pytest.approx(expected)

@@ -1,5 +1,7 @@
 """``truegrade validate``: agreement of a grader with labels, with honest intervals; on
-preference data (``chosen`` / ``rejected``), pairwise accuracy."""
+preference data (``chosen`` / ``rejected``), pairwise accuracy; on recorded pairwise verdicts
+(reward scores per response, JudgeBench outputs, MT-Bench judgments, AlpacaEval annotations),
+pairwise agreement under named rules."""
 
 from __future__ import annotations
 
@@ -36,7 +38,14 @@ from truegrade.cli._grade import load_cli_grader
 
 if TYPE_CHECKING:
     from truegrade.core import Grade, Sample
-    from truegrade.validate import Metric, PairwiseReport, SliceReport, ValidationReport
+    from truegrade.validate import (
+        Metric,
+        PairAgreement,
+        PairwiseReport,
+        RecordedPair,
+        SliceReport,
+        ValidationReport,
+    )
 
 __all__ = ["validate_command"]
 
@@ -123,7 +132,9 @@ def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
         "grader error on either side, left out)",
     )
     head.add_row(
-        "accuracy", _pct(report.accuracy) + "  (chosen scored above rejected; a tie counts half)"
+        "accuracy",
+        _pct(report.accuracy)
+        + f"  (chosen scored above rejected; equal scores: {report.rules.equal_scores})",
     )
     head.add_row("ties", f"{report.ties:,}")
     if report.mean_margin is not None:
@@ -144,6 +155,156 @@ def pairwise_tables(report: PairwiseReport, *, show: int) -> list[Table]:
             table.add_row(w.id, f"{w.chosen_score:.4g}", f"{w.rejected_score:.4g}")
         tables.append(table)
     return tables
+
+
+def agreement_tables(report: PairAgreement, *, title: str) -> list[Table]:
+    """MT-Bench's two agreements, win/tie/loss accuracy, macro-F1, kappa, the unreadable rate
+    (always), the rules in force, the confusion, and one row per slice."""
+    r = report.rules
+    head = Table(title=title, title_justify="left", show_header=False)
+    head.add_column("", style="bold")
+    head.add_column("")
+    rate = f"{report.unreadable_rate:.1%}" if report.unreadable_rate is not None else "n/a"
+    dropped = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in report.dropped.items())
+    head.add_row(
+        "pairs",
+        f"{report.pairs:,} ({report.counted:,} counted"
+        + (f"; dropped: {dropped})" if dropped else ")"),
+    )
+    head.add_row(
+        "unreadable verdicts", f"{report.unreadable:,} ({rate}), counted as {r.unreadable}"
+    )
+    head.add_row("accuracy", _pct(report.accuracy) + "  (win/tie/loss, under the rules below)")
+    head.add_row("agreement with ties", _pct(report.agreement_with_ties))
+    head.add_row("agreement without ties", _pct(report.agreement_without_ties))
+    head.add_row("macro-F1", _num(report.macro_f1))
+    head.add_row("Cohen's kappa", _num(report.kappa))
+    head.add_row("tie verdicts", f"{report.verdict_ties:,}")
+    head.add_row("orders disagreeing", f"{report.inconsistent_orders:,}")
+    if report.equal_scores:
+        head.add_row("equal scores", f"{report.equal_scores:,}")
+    head.add_row(
+        "rules",
+        f"combine={r.combine} label-ties={r.label_ties} verdict-ties={r.verdict_ties} "
+        f"equal-scores={r.equal_scores} unreadable={r.unreadable}",
+    )
+    tables = [head]
+    classes = sorted({v for row in report.confusion.values() for v in row} | set(report.confusion))
+    confusion = Table(title="confusion (label by verdict)", title_justify="left")
+    confusion.add_column("")
+    for c in classes:
+        confusion.add_column(f"verdict: {c}", justify="right")
+    for label in classes:
+        if label in report.confusion:
+            row = report.confusion[label]
+            confusion.add_row(f"label: {label}", *(str(row.get(c, 0)) for c in classes))
+    tables.append(confusion)
+    for path, groups in report.slices.items():
+        table = Table(title=f"by {path}", title_justify="left")
+        for col in (path, "pairs", "unreadable", "accuracy", "agreement w/o ties", "kappa"):
+            table.add_column(col)
+        for value, g in groups.items():
+            table.add_row(
+                value,
+                str(g.pairs),
+                str(g.unreadable),
+                _pct(g.accuracy),
+                _pct(g.agreement_without_ties),
+                _num(g.kappa),
+            )
+        tables.append(table)
+    return tables
+
+
+def _voted_pairs(
+    votes: dict[str, list[tuple[float | None, ...]]],
+    labels: dict[str, list[float]],
+) -> list[RecordedPair]:
+    """One pair per (label vote, judge vote) on the same key, as MT-Bench counts agreement."""
+    from truegrade.validate import RecordedPair, winner_of
+
+    out = []
+    for key, label_votes in labels.items():
+        for i, label in enumerate(label_votes):
+            for j, vote in enumerate(votes.get(key, [()])):
+                out.append(
+                    RecordedPair(
+                        id=f"{key}#{i}.{j}", label=winner_of(label), verdicts=list(vote), group=key
+                    )
+                )
+    return out
+
+
+def recorded_pairs(data: Path, scores: Path | None, fmt: str | None) -> list[RecordedPair]:
+    """Labelled pairs from recorded verdicts (``scores``, or ``data`` itself) and labels.
+
+    JudgeBench outputs carry their labels; truegrade grades of ``ID::chosen`` / ``ID::rejected``
+    take them from the preference rows in ``data`` (chosen is the label's winner); MT-Bench and
+    AlpacaEval verdicts take them from a file of the same shape in ``data`` (human votes).
+    """
+    from truegrade.core import DataError
+    from truegrade.validate import (
+        RecordedPair,
+        detect_format,
+        read_alpaca_eval,
+        read_grades_pairs,
+        read_judgebench,
+        read_mt_bench,
+    )
+
+    source = scores or data
+    kind = fmt or detect_format(source)
+    if kind == "judgebench":
+        return read_judgebench(source)
+    if kind == "mt-bench":
+        human = read_mt_bench(data)
+        labels: dict[str, list[float]] = {
+            k: [v[0] for v in vs if len(v) == 1 and v[0] is not None] for k, vs in human.items()
+        }
+        if scores is None or not any(labels.values()):
+            raise DataError(
+                "MT-Bench agreement needs the human judgments as the data file and the judge's "
+                "judgments as --scores",
+                path=str(data),
+            )
+        return _voted_pairs(read_mt_bench(scores), labels)
+    if kind == "alpaca-eval":
+        if scores is None:
+            raise DataError(
+                "AlpacaEval annotations hold no labels: give the human annotations as the data "
+                "file and the judge's as --scores",
+                path=str(data),
+            )
+        judged: dict[str, list[tuple[float | None, ...]]] = {}
+        for p in read_alpaca_eval(scores):
+            judged.setdefault(p.id, []).append(tuple(p.verdicts))
+        people: dict[str, list[float]] = {}
+        for p in read_alpaca_eval(data):
+            if p.verdicts and p.verdicts[0] is not None:
+                people.setdefault(p.id, []).append(p.verdicts[0])
+        return _voted_pairs(judged, people)
+    if scores is None:
+        raise DataError("reward scores need the preference rows as the data file", path=str(data))
+    by_id = read_grades_pairs(scores)
+    rows = load_rows(data, preset="auto", fields=[], limit=None)
+    pairs = []
+    for s in rows:
+        if "chosen" not in s.metadata or "rejected" not in s.metadata:
+            continue
+        chosen, rejected = by_id.get(s.key, (None, None))
+        both = chosen is not None and rejected is not None
+        pairs.append(
+            RecordedPair(
+                id=s.key,
+                label="A",
+                scores=(chosen, rejected) if both else None,  # type: ignore[arg-type]
+                group=s.group,
+                fields={k: v for k, v in s.metadata.items() if isinstance(v, (str, int))},
+            )
+        )
+    if not pairs:
+        raise DataError("no rows with both 'chosen' and 'rejected'", path=str(data))
+    return pairs
 
 
 def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
@@ -169,6 +330,12 @@ def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
             problems = describe_validation_error(exc, whole="record")
             raise DataError(f"not a grade ({problems})", path=str(path), line=line) from None
     return grades
+
+
+def _fields(by: list[str]) -> list[str]:
+    """``--by`` for recorded pairs: their fields are plain names (``category``), and
+    ``metadata.X`` names the same field."""
+    return [b.removeprefix("metadata.") for b in by]
 
 
 def validate_command(
@@ -207,23 +374,93 @@ def validate_command(
         typer.Option(
             "--pairwise",
             help="Preference rows (prompt, chosen, rejected): does the grader score the chosen "
-            "response higher? The default when no row has a label and rows have both.",
+            "response higher? The default when no row has a label and rows have both. With "
+            "--scores (or no grader): recorded verdicts or reward scores against pairwise labels.",
         ),
     ] = False,
+    verdicts_format: Annotated[
+        str | None,
+        typer.Option(
+            "--verdicts-format",
+            help="Shape of the recorded verdicts: judgebench, mt-bench, alpaca-eval, grades "
+            "(default: from the file's columns).",
+        ),
+    ] = None,
+    combine: Annotated[
+        str,
+        typer.Option(
+            help="Two orders of a comparison: both_agree (a winner only when both name it), "
+            "any_winner ((winner, tie) -> winner), average (mean preference)."
+        ),
+    ] = "both_agree",
+    label_ties: Annotated[
+        str, typer.Option(help="Tie labels: keep (a third class) or drop the pair.")
+    ] = "keep",
+    verdict_ties: Annotated[
+        str,
+        typer.Option(help="A tie verdict against a winner: class (wrong), half, or drop the pair."),
+    ] = "class",
+    equal_scores: Annotated[
+        str, typer.Option(help="Equal reward scores: tie (tie rules apply), wrong, or half.")
+    ] = "tie",
+    unreadable: Annotated[
+        str,
+        typer.Option(
+            help="Unreadable verdicts: wrong, tie (that order reads as a tie), or drop the pair; "
+            "their rate is always printed."
+        ),
+    ] = "wrong",
     quiet: QuietOption = False,
 ) -> None:
     """Measure how well a grader agrees with labels (false pass rate first), or with
     preferences (pairwise accuracy)."""
-    from truegrade.core import run_grader
-    from truegrade.validate import is_preference_row, validate_grades, validate_pairwise
+    from pydantic import ValidationError
 
+    from truegrade.core import run_grader
+    from truegrade.validate import (
+        VERDICT_FORMATS,
+        PairRules,
+        is_preference_row,
+        pairwise_agreement,
+        validate_grades,
+        validate_pairwise,
+    )
+
+    try:
+        rules = PairRules(
+            combine=combine,  # type: ignore[arg-type]
+            label_ties=label_ties,  # type: ignore[arg-type]
+            verdict_ties=verdict_ties,  # type: ignore[arg-type]
+            equal_scores=equal_scores,  # type: ignore[arg-type]
+            unreadable=unreadable,  # type: ignore[arg-type]
+        )
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        fail(f"--{str(problem['loc'][0]).replace('_', '-')}: {problem['msg']}")
+    if verdicts_format is not None and verdicts_format not in VERDICT_FORMATS:
+        fail(f"--verdicts-format must be one of {', '.join(VERDICT_FORMATS)}")
+    if pairwise and grader is None:
+        with user_errors():
+            agreement = pairwise_agreement(
+                recorded_pairs(data, scores, verdicts_format), rules, by=_fields(by)
+            )
+        title = f"pairwise agreement of recorded verdicts ({scores or data})"
+        for table in agreement_tables(agreement, title=title):
+            out_console.print(table)
+        if out is not None:
+            write_text_file(out, json.dumps(agreement.model_dump(), indent=2) + "\n")
+            out_console.print(f"report: {out}", highlight=False)
+        return
     if (grader is None) == (scores is None):
         fail("give exactly one of --grader (grade now) or --scores (grades already computed)")
     samples = load_rows(data, preset=preset, fields=field, limit=limit)
     labelled = [s for s in samples if s.label is not None]
     if pairwise or (not labelled and any(is_preference_row(s) for s in samples)):
         if grader is None:
-            fail("pairwise accuracy grades both responses of each pair: give --grader")
+            fail(
+                "pairwise accuracy grades both responses of each pair: give --grader (or "
+                "--pairwise --scores FILE for scores already computed)"
+            )
         pairs = [s for s in samples if is_preference_row(s)]
         if not pairs:
             fail(f"{data} has no rows with both 'chosen' and 'rejected'")
@@ -236,10 +473,14 @@ def validate_command(
                 the_grader,
                 pairs,
                 by=by,
+                rules=rules,
                 progress=lambda done, total: bar.update(task, completed=done),
             )
         for table in pairwise_tables(result, show=show):
             out_console.print(table)
+        if result.agreement is not None:
+            head = agreement_tables(result.agreement, title="pairwise agreement")[0]
+            out_console.print(head)
         if out is not None:
             write_text_file(out, json.dumps(result.model_dump(), indent=2) + "\n")
             out_console.print(f"report: {out}", highlight=False)

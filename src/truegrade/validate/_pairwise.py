@@ -2,8 +2,11 @@
 
 Rows in the RewardBench shape (``prompt``, ``chosen``, ``rejected``, optionally a category such
 as ``subset``) are graded twice, once per response. A pair is right when the chosen response
-scores strictly higher; a tie counts one half (and is reported, since a grader that ties
-everything would otherwise look like a coin). Intervals are Wilson intervals (they stay in
+scores strictly higher; equal scores count as the ``equal_scores`` rule says (by default a tie,
+which earns nothing against a chosen response: a grader that ties everything must not look like
+a coin; ``half`` gives the older half credit, ``wrong`` is RewardBench's and JudgeBench's rule).
+The full agreement report (:func:`~truegrade.validate.pairwise_agreement`) rides along.
+Intervals are Wilson intervals (they stay in
 [0, 1] and do not collapse at 0 or 100%), widened for clustering on ``group`` when rows share
 prompts; a grader error on either side of a pair leaves the pair out, counted.
 """
@@ -16,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from truegrade.core import Grader, Sample, run_grader
-from truegrade.stats import win_rate_ci
+from truegrade.validate._agreement import PairAgreement, PairRules, RecordedPair, pairwise_agreement
 from truegrade.validate._validate import Metric, field_value
 
 __all__ = ["PairwiseReport", "PairwiseSlice", "is_preference_row", "validate_pairwise"]
@@ -46,8 +49,9 @@ class WrongPair(BaseModel):
 class PairwiseReport(BaseModel):
     """Everything ``truegrade validate`` measures on preference pairs."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     grader: dict[str, Any] | str
+    rules: PairRules = Field(default_factory=PairRules)
     pairs: int
     graded: int
     grader_errors: int
@@ -56,13 +60,8 @@ class PairwiseReport(BaseModel):
     mean_margin: float | None = Field(description="Mean of chosen minus rejected score.")
     slices: dict[str, dict[str, PairwiseSlice]] = Field(default_factory=dict)
     wrong: list[WrongPair] = Field(default_factory=list)
-
-
-def _slice(outcomes: list[tuple[float, str]], ties: int) -> PairwiseSlice:
-    return PairwiseSlice(
-        pairs=len(outcomes),
-        ties=ties,
-        accuracy=Metric.of(win_rate_ci([o for o, _ in outcomes], [c for _, c in outcomes])),
+    agreement: PairAgreement | None = Field(
+        None, description="The full agreement report under the same rules."
     )
 
 
@@ -71,6 +70,7 @@ def validate_pairwise(
     samples: Sequence[Sample],
     *,
     by: Sequence[str] = (),
+    rules: PairRules | None = None,
     batch_size: int = 256,
     max_wrong: int = 200,
     progress: Callable[[int, int], None] | None = None,
@@ -81,6 +81,8 @@ def validate_pairwise(
         grader: Any grader; both responses of a pair are graded in the same batch.
         samples: Rows with ``chosen`` and ``rejected`` (others are left out).
         by: Fields to slice accuracy by, e.g. ``metadata.subset``.
+        rules: How equal scores count (the other rules matter for recorded verdicts); default
+            :class:`PairRules`, under which equal scores are a tie that earns nothing.
         batch_size: Responses per call to the grader.
         max_wrong: Wrong (or tied) pairs to list at most.
         progress: Called as ``(graded, total)`` responses after each batch.
@@ -105,43 +107,49 @@ def validate_pairwise(
         grades.extend(run_grader(grader, sides[start : start + batch_size]))
         if progress is not None:
             progress(len(grades), len(sides))
-    outcomes: list[tuple[float, str]] = []
-    kept: list[Sample] = []
+    rules = rules or PairRules()
+    recorded: list[RecordedPair] = []
     margins: list[float] = []
     wrong: list[WrongPair] = []
-    errors = ties = 0
+    errors = 0
     for i, s in enumerate(pairs):
         chosen, rejected = grades[2 * i], grades[2 * i + 1]
         if chosen.error is not None or rejected.error is not None:
             errors += 1
             continue
         margin = chosen.score - rejected.score
-        outcome = 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
-        ties += margin == 0
-        outcomes.append((outcome, s.group if s.group is not None else s.key))
-        kept.append(s)
+        recorded.append(
+            RecordedPair(
+                id=s.key,
+                label="A",
+                scores=(chosen.score, rejected.score),
+                group=s.group,
+                fields={path: field_value(s, path) for path in by},
+            )
+        )
         margins.append(margin)
         if margin <= 0 and len(wrong) < max_wrong:
             wrong.append(
                 WrongPair(id=s.key, chosen_score=chosen.score, rejected_score=rejected.score)
             )
-    slices: dict[str, dict[str, PairwiseSlice]] = {}
-    for path in by:
-        groups: dict[str, list[int]] = {}
-        for j, s in enumerate(kept):
-            groups.setdefault(field_value(s, path), []).append(j)
-        slices[path] = {
-            value: _slice([outcomes[j] for j in idx], sum(1 for j in idx if margins[j] == 0))
-            for value, idx in sorted(groups.items())
+    agreement = pairwise_agreement(recorded, rules, by=by)
+    slices = {
+        path: {
+            value: PairwiseSlice(pairs=r.pairs, ties=r.equal_scores, accuracy=r.accuracy)
+            for value, r in groups.items()
         }
+        for path, groups in agreement.slices.items()
+    }
     return PairwiseReport(
         grader=getattr(grader, "spec", None) or repr(grader),
+        rules=rules,
         pairs=len(pairs),
-        graded=len(kept),
+        graded=len(recorded),
         grader_errors=errors,
-        accuracy=_slice(outcomes, ties).accuracy,
-        ties=ties,
+        accuracy=agreement.accuracy,
+        ties=agreement.equal_scores,
         mean_margin=sum(margins) / len(margins) if margins else None,
         slices=slices,
         wrong=wrong,
+        agreement=agreement,
     )
