@@ -190,3 +190,24 @@ def test_slices_show_auroc_when_the_grader_gives_scores(tmp_path):
     assert result.returncode == 0, result.stderr
     by_subject = result.stdout.split("by metadata.subject")[1]
     assert "AUROC" in by_subject and by_subject.count("1.000") >= 2  # both slices separate
+
+
+def test_a_grader_that_takes_no_side_is_never_credited_for_it():
+    # a pairwise judge that ties (or flips with the order) on every pair: its pass/fail is
+    # "fail", which used to agree with every label that prefers the baseline (here half)
+    rows = [make(label, False) for label in (True, False, True, False)]
+    samples = [s for s, _ in rows]
+    grades = [Grade(score=0.5, passed=False, flags=["abstained"]) for _ in rows]
+    o = validate_grades(samples, grades).overall
+    assert o.accuracy.estimate == 0.0
+    assert o.abstention_rate is not None and o.abstention_rate.estimate == 1.0
+    assert o.confusion.abstained == 4 and o.confusion.true_fail == 0
+    assert o.false_pass_rate.estimate == 0.0  # an abstention is not a pass either
+    assert o.false_fail_rate.estimate == 1.0  # but every right response went unrewarded
+    report = validate_grades(samples, grades)
+    assert {d.kind for d in report.disagreements} == {"abstained"}
+    # a judge that decides gets the credit it earns, and no abstention
+    decided = [Grade(score=float(s.label), passed=bool(s.label)) for s in samples]
+    o = validate_grades(samples, decided).overall
+    assert (o.accuracy.estimate, o.confusion.abstained) == (1.0, 0)
+    assert o.abstention_rate is not None and o.abstention_rate.estimate == 0.0

@@ -204,6 +204,8 @@ def render_markdown(card: Card) -> str:
             f"| grader: pass | {c.true_pass} | {c.false_pass} |",
             f"| grader: fail | {c.false_fail} | {c.true_fail} |",
         ]
+        if c.abstained:
+            lines += ["", f"{c.abstained} items where the grader took no side count as misses."]
     else:
         lines.append("Not measured: no row has both a response and a label.")
     lines += ["", "## Soundness of the items", ""]

@@ -90,6 +90,12 @@ def report_tables(report: ValidationReport) -> list[Table]:
     head.add_row("false pass rate", _pct(o.false_pass_rate) + "  (wrong responses passed)")
     head.add_row("false fail rate", _pct(o.false_fail_rate) + "  (right responses failed)")
     head.add_row("accuracy", _pct(o.accuracy))
+    if o.abstention_rate is not None:  # always printed: an abstention is a miss, never agreement
+        head.add_row(
+            "abstained",
+            f"{o.confusion.abstained:,} ({_pct(o.abstention_rate)}), counted as wrong "
+            "(ties and order-dependent verdicts)",
+        )
     head.add_row("Cohen's kappa", _num(o.kappa))
     if o.auroc is not None:
         head.add_row("AUROC (scores)", _num(o.auroc))
@@ -103,6 +109,9 @@ def report_tables(report: ValidationReport) -> list[Table]:
     confusion.add_column("label: fail", justify="right")
     confusion.add_row("grader: pass", str(c.true_pass), f"[red]{c.false_pass}[/]")
     confusion.add_row("grader: fail", str(c.false_fail), str(c.true_fail))
+    if c.abstained:
+        abstained = o.abstention_rate
+        confusion.caption = f"{c.abstained} abstentions are in no cell ({_pct(abstained)})"
     tables = [head, confusion]
     for path, groups in report.slices.items():
         table = Table(title=f"by {path}", title_justify="left")

@@ -40,6 +40,9 @@ class Flag:
     """No final answer could be extracted."""
     HEDGED = "hedged"
     """Several different final answers were given."""
+    ABSTAINED = "abstained"
+    """The grader took no side: a pairwise judge's tie, its two orders disagreeing, a split jury.
+    Its pass/fail is a fail, but ``validate`` never counts it as agreeing with a fail label."""
     NOT_GRADABLE = "not_gradable"
     """A reward function returned None ("not applicable")."""
     INVALID_SCORE = "invalid_score"

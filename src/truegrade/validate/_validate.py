@@ -5,7 +5,10 @@ are wrong, the share the grader passes. That is the direction an optimizer explo
 reported with the false fail rate, accuracy, Cohen's kappa and (for graders that give scores)
 AUROC, each with a confidence interval clustered on ``group`` (the prompt), because responses to
 the same prompt are not independent evidence. Items the grader could not grade are counted
-separately, never silently treated as fails.
+separately, never silently treated as fails. A grade that takes no side (``abstained``: a pairwise
+judge's tie or order-dependent verdict) is neither: it never agrees with a label, so a judge that
+abstains is never credited for the pairs whose label prefers the other response, and its rate is
+reported.
 
 Pure analysis: it takes samples and grades, and returns a report. Reading files and printing
 tables are the command line's job.
@@ -19,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from truegrade.core import Grade, Sample
+from truegrade.core import Flag, Grade, Sample
 from truegrade.stats import Estimate, auroc, cohen_kappa, proportion_ci
 
 __all__ = [
@@ -67,6 +70,7 @@ class Confusion(BaseModel):
     false_pass: int
     false_fail: int
     true_fail: int
+    abstained: int = Field(0, description="Graded items where the grader took no side.")
 
 
 class Disagreement(BaseModel):
@@ -74,11 +78,11 @@ class Disagreement(BaseModel):
 
     id: str
     label: float | bool
-    passed: bool
+    passed: bool | None = Field(description="The grader's verdict; None: it took no side.")
     score: float
     flags: list[str] = Field(default_factory=list)
     explanation: str = ""
-    kind: str = Field(description="false_pass or false_fail")
+    kind: str = Field(description="false_pass, false_fail or abstained")
 
 
 class SliceReport(BaseModel):
@@ -95,12 +99,15 @@ class SliceReport(BaseModel):
     auroc: Metric | None = None
     grader_pass_rate: Metric
     label_pass_rate: Metric
+    abstention_rate: Metric | None = Field(
+        None, description="Share of graded items where the grader took no side (each a miss)."
+    )
 
 
 class ValidationReport(BaseModel):
     """Everything ``truegrade validate`` measured. ``schema_version`` changes with meaning."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     grader: dict[str, Any] | str
     threshold: float = Field(
         description="Scores above it count as a pass when a grade has no passed verdict."
@@ -128,8 +135,19 @@ def _label(sample: Sample) -> bool | float:
     return sample.label
 
 
-def _grader_verdict(grade: Grade, threshold: float) -> bool:
+def _grader_verdict(grade: Grade, threshold: float) -> bool | None:
+    """Pass or fail, or None when the grade took no side (``Flag.ABSTAINED``)."""
+    if Flag.ABSTAINED in grade.flags:
+        return None
     return bool(grade.passed) if grade.passed is not None else grade.score > threshold
+
+
+_KINDS = {None: "abstained", True: "false_pass", False: "false_fail"}
+
+
+def _category(verdict: bool | None) -> bool | str:
+    """A verdict as a rater's category: pass, fail, or a third one for an abstention."""
+    return "abstained" if verdict is None else verdict
 
 
 def _slice(
@@ -145,14 +163,16 @@ def _slice(
         s.group if s.group is not None else f"id:{s.key}" for s, _ in graded
     ]
     pairs = list(zip(truth, verdict, clusters, strict=True))
+    # an abstention (None) is in no cell: it is neither a pass nor a fail that agrees
     confusion = Confusion(
-        true_pass=sum(1 for t, v, _ in pairs if t and v),
-        false_pass=sum(1 for t, v, _ in pairs if not t and v),
-        false_fail=sum(1 for t, v, _ in pairs if t and not v),
-        true_fail=sum(1 for t, v, _ in pairs if not t and not v),
+        true_pass=sum(1 for t, v, _ in pairs if t and v is True),
+        false_pass=sum(1 for t, v, _ in pairs if not t and v is True),
+        false_fail=sum(1 for t, v, _ in pairs if t and v is False),
+        true_fail=sum(1 for t, v, _ in pairs if not t and v is False),
+        abstained=sum(1 for _, v, _ in pairs if v is None),
     )
-    wrong = [(v, c) for t, v, c in pairs if not t]
-    right = [(not v, c) for t, v, c in pairs if t]
+    wrong = [(v is True, c) for t, v, c in pairs if not t]
+    right = [(v is not True, c) for t, v, c in pairs if t]
     scores = [g.score for _, g in graded]
     continuous = len(set(scores)) > 2
     return SliceReport(
@@ -163,12 +183,13 @@ def _slice(
         false_pass_rate=Metric.of(proportion_ci([v for v, _ in wrong], [c for _, c in wrong])),
         false_fail_rate=Metric.of(proportion_ci([v for v, _ in right], [c for _, c in right])),
         accuracy=Metric.of(proportion_ci([t == v for t, v, _ in pairs], clusters)),
-        kappa=Metric.of(cohen_kappa(truth, verdict, clusters)),
+        kappa=Metric.of(cohen_kappa(truth, [_category(v) for v in verdict], clusters)),
         auroc=Metric.of(auroc(scores, truth, clusters))
         if continuous and len(set(truth)) == 2
         else None,
-        grader_pass_rate=Metric.of(proportion_ci(verdict, clusters)),
+        grader_pass_rate=Metric.of(proportion_ci([v is True for v in verdict], clusters)),
         label_pass_rate=Metric.of(proportion_ci(truth, clusters)),
+        abstention_rate=Metric.of(proportion_ci([v is None for v in verdict], clusters)),
     )
 
 
@@ -240,7 +261,7 @@ def validate_grades(
                     score=g.score,
                     flags=g.flags,
                     explanation=g.explanation[:300],
-                    kind="false_pass" if verdict else "false_fail",
+                    kind=_KINDS[verdict],
                 )
             )
     return ValidationReport(

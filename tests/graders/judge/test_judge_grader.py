@@ -85,6 +85,9 @@ def test_a_judge_that_always_picks_the_first_gets_ties_and_zero_consistency(simu
     assert all(g.score == 0.5 and not g.passed for g in both)
     assert all("position_inconsistent" in g.flags for g in both)
     assert all(g.subscores["position_consistency"] == 0.0 for g in both)
+    # it took no side: validate never counts that as agreeing with "the baseline is better"
+    assert all("abstained" in g.flags for g in both)
+    assert not any("abstained" in g.flags for g in grades)
 
 
 def test_both_orders_remove_a_partial_position_bias(simulator):

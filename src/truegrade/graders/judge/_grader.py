@@ -499,6 +499,8 @@ class JudgeGrader(BaseGrader):
             decision, score = self._decide(results)
             split = len({r.decision for r in results}) > 1
             passed = decision in ("win", "yes")
+            if decision == "tie":  # no side taken: never agreement with a "baseline wins" label
+                flags = [*flags, Flag.ABSTAINED]
         if len(results) > 1:
             agreeing = sum(
                 1
