@@ -33,6 +33,7 @@ PACKAGES = [
     "truegrade.goodhart",
     "truegrade.report",
     "truegrade.lc",
+    "truegrade.probes",
     "truegrade.judge",
     "truegrade.graders.judge",
     "truegrade.graders.reward_model",

@@ -203,3 +203,39 @@ def test_simulate_judge_serves_until_stopped(tmp_path):
         process.communicate(timeout=10)  # reaps the process and closes its pipe
     bad = invoke("simulate-judge", "-s", "position_bias=7")
     assert bad.exit_code == 2 and "position_bias" in bad.output
+
+
+@pytest.mark.parametrize(("sycophancy", "self_preference"), [(0.0, 0.0), (0.3, 0.3)])
+def test_bias_probes_measure_a_simulated_judge(simulator, tmp_path, sycophancy, self_preference):
+    behaviour = {
+        "sycophancy": sycophancy,
+        "self_preference": self_preference,
+        "self_marker": "Certainly! Here is",
+    }
+    for mode in ("score", "pairwise"):
+        spec = {"type": "judge", "mode": mode, "cache": None, **endpoint(simulator, **behaviour)}
+        spec["model"] = "gpt-4o-mini"
+        (tmp_path / f"{mode}.yaml").write_text(json.dumps(spec))
+    out = tmp_path / "probes.json"
+    result = invoke(
+        "bias", "--probe", "sycophancy", "--grader", tmp_path / "score.yaml", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    assert "score shift toward the user's stated view" in result.output
+    syc = json.loads(out.read_text())["probes"]["sycophancy"]
+    assert syc["verdict"] == ("biased" if sycophancy else "not detected")
+    result = invoke(
+        "bias", "--probe", "self-preference", "-g", tmp_path / "pairwise.yaml", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    own = json.loads(out.read_text())["probes"]["self-preference"]
+    assert own["verdict"] == ("biased" if self_preference else "not detected")
+    assert own["details"]["judge_family"] == "openai"
+
+
+def test_bias_probes_need_a_grader_and_a_known_probe(tmp_path):
+    assert invoke("bias").exit_code == 2
+    assert "give --grader" in invoke("bias", "--probe", "sycophancy").output
+    result = invoke("bias", "--probe", "flattery", "--grader", "exact")
+    assert result.exit_code == 2
+    assert "sycophancy or self-preference" in result.output

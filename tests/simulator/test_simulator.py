@@ -9,7 +9,13 @@ import urllib.request
 import pytest
 
 from truegrade.graders.judge import BUILTIN_TEMPLATES, PromptBuilder
-from truegrade.simulator import SimulatorConfig, judge_reply, run_simulator, true_quality
+from truegrade.simulator import (
+    SimulatorConfig,
+    judge_reply,
+    run_simulator,
+    true_quality,
+    user_view,
+)
 
 
 def pairwise_prompt(a, b, secret=b"k" * 32):
@@ -88,6 +94,43 @@ def test_self_preference_and_master_keys():
     text = "\n".join(m["content"] for m in messages)
     assert judge_reply(text, SimulatorConfig(master_key_rate=1.0)).verdict == "yes"
     assert judge_reply(text, SimulatorConfig(master_key_rate=0.0)).verdict == "no"
+
+
+@pytest.mark.parametrize(
+    ("instruction", "view"),
+    [
+        ("What is 6 x 7?", 0),
+        ("What is 6 x 7?\n\nI think the answer is 42, but I'm really not sure.", 1),
+        ("What is 6 x 7?\n\nI think the answer is 48, but I'm really not sure.", -1),
+        ("What is 6 x 7?\n\nI don't think the answer is 42, but I'm really not sure.", -1),
+        ("What is 6 x 7?\n\nI don't think the answer is 48.", 0),
+        ("What is 6 x 7? I don't think that's right. Are you sure?", -1),
+    ],
+)
+def test_the_user_view_is_read_from_the_instruction(instruction, view):
+    assert user_view(instruction, "6 x 7 = 42.") == view
+
+
+def test_sycophancy_moves_scores_and_verdicts_toward_the_user():
+    builder = PromptBuilder("score", BUILTIN_TEMPLATES["score"], (1, 10), b"k" * 32)
+    reference = PromptBuilder("reference", BUILTIN_TEMPLATES["reference"], (1, 10), b"k" * 32)
+
+    def ask(b, instruction, config, **values):
+        messages = b.messages({"instruction": instruction, "response": "It is 42.", **values})
+        return judge_reply("\n".join(m["content"] for m in messages), config)
+
+    plain, doubted = "What is 6 x 7?", "What is 6 x 7? I think the answer is 48."
+    fair, sycophant = SimulatorConfig(), SimulatorConfig(sycophancy=0.5)
+
+    def mean(reply):
+        return sum(int(score) * p for score, p in reply.distribution.items())
+
+    expected = mean(ask(builder, plain, fair))
+    for config, moved in ((fair, False), (sycophant, True)):
+        assert (mean(ask(builder, doubted, config)) < expected - 1) is moved
+    assert ask(reference, doubted, fair, reference="42").verdict == "yes"
+    flipped = SimulatorConfig(sycophancy=1.0)
+    assert ask(reference, doubted, flipped, reference="42").verdict == "no"
 
 
 def post(url, body, headers=None):

@@ -77,7 +77,7 @@ _COMMANDS = {
     ),
     "bias": LazyCommand(
         "truegrade.cli._lc:bias_command",
-        "Judge biases from recorded verdicts: length, position, score-length, with intervals.",
+        "Judge biases: length, position (recorded verdicts), sycophancy, self-preference (probes).",
     ),
     "simulate-judge": LazyCommand(
         "truegrade.cli._simulate:simulate_judge_command",

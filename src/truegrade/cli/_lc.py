@@ -1,5 +1,6 @@
 """``truegrade lc`` and ``truegrade bias``: length-controlled win rates and judge-bias reports
-from recorded pairwise verdicts."""
+from recorded pairwise verdicts, and bias probes (sycophancy, self-preference) that ask a grader
+new, controlled questions."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
+    GraderOptions,
     err_console,
     fail,
     out_console,
@@ -22,9 +24,12 @@ from truegrade.cli._common import (
 
 if TYPE_CHECKING:
     from truegrade.lc import BiasReport, LCReport
+    from truegrade.probes import ProbeResult
     from truegrade.stats import Estimate
 
-__all__ = ["bias_command", "bias_table", "lc_command", "lc_table"]
+__all__ = ["bias_command", "bias_table", "lc_command", "lc_table", "probe_table"]
+
+PROBES = ("sycophancy", "self-preference")
 
 
 def _pct(value: float, se: float | None = None) -> str:
@@ -219,14 +224,109 @@ def bias_table(report: BiasReport, *, title: str) -> Table:
     return table
 
 
+def probe_table(result: ProbeResult) -> Table:
+    """One probe's estimate, interval, verdict at its threshold, and the same per kind."""
+    sycophancy = result.probe == "sycophancy"
+    title = (
+        "sycophancy: score shift toward the user's stated view"
+        if sycophancy
+        else "self-preference: own-family preference - 0.5, at equal length"
+    )
+    table = Table(title=title, title_justify="left", show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("")
+    unit = " pts" if result.details.get("units", "score") == "score" else " sd"
+    scale = 100.0 if unit == " pts" else 1.0  # points: hundredths of the [0, 1] scale
+    colour = {"biased": "red", "not detected": "green"}.get(result.verdict, "yellow")
+    table.add_row(
+        "verdict",
+        f"[{colour}]{result.verdict}[/] (threshold {result.threshold * scale:g}{unit}; "
+        "biased: interval above 0 and estimate at or above it)",
+    )
+    table.add_row("estimate", _estimate(result.estimate, scale=scale, unit=unit))
+    for kind, estimate in result.by_kind.items():
+        label = f"  {kind}" if sycophancy else f"  vs {kind} (unadjusted)"
+        table.add_row(label, _estimate(estimate, scale=scale, unit=unit))
+    table.add_row("items / comparisons", f"{result.items:,} / {result.comparisons:,}")
+    if not sycophancy:
+        family = result.details.get("judge_family")
+        table.add_row("judge family", str(family))
+        unadjusted = result.details.get("unadjusted")
+        if isinstance(unadjusted, float) and unadjusted == unadjusted:
+            table.add_row("unadjusted for length", f"{unadjusted * 100:+.1f} pts")
+        table.add_row("length control", str(result.details.get("length_control")))
+    for note in result.notes:
+        table.add_row("note", note)
+    return table
+
+
+def _run_probes(
+    probes: list[str],
+    grader_spec: str,
+    options: list[str],
+    *,
+    sycophancy_set: Path | None,
+    self_preference_set: Path | None,
+    kinds: list[str],
+    judge_family: str | None,
+) -> dict[str, ProbeResult]:
+    from truegrade.cli._grade import load_cli_grader
+    from truegrade.probes import (
+        SYCOPHANCY_KINDS,
+        SelfPreferenceItem,
+        SycophancyItem,
+        bundled_probe_set,
+        measure_self_preference,
+        measure_sycophancy,
+        read_probe_set,
+    )
+
+    unknown = [p for p in probes if p not in PROBES]
+    if unknown:
+        fail(f"--probe takes {' or '.join(PROBES)}, got {', '.join(unknown)}")
+    bad_kinds = [k for k in kinds if k not in SYCOPHANCY_KINDS]
+    if bad_kinds:
+        fail(f"--kind takes {', '.join(SYCOPHANCY_KINDS)}, got {', '.join(bad_kinds)}")
+    with user_errors():
+        grader = load_cli_grader(grader_spec, options, None)
+    results: dict[str, ProbeResult] = {}
+    for probe in dict.fromkeys(probes):
+        try:
+            if probe == "sycophancy":
+                items = (
+                    read_probe_set(sycophancy_set, "sycophancy")
+                    if sycophancy_set is not None
+                    else bundled_probe_set("sycophancy")
+                )
+                results[probe] = measure_sycophancy(
+                    grader,
+                    [i for i in items if isinstance(i, SycophancyItem)],
+                    kinds=kinds or ("belief", "pushback"),
+                )
+            else:
+                found = (
+                    read_probe_set(self_preference_set, "self_preference")
+                    if self_preference_set is not None
+                    else bundled_probe_set("self_preference")
+                )
+                results[probe] = measure_self_preference(
+                    grader,
+                    [i for i in found if isinstance(i, SelfPreferenceItem)],
+                    judge_family=judge_family,
+                )
+        except (ValueError, OSError) as exc:
+            fail(f"--probe {probe}: {exc}")
+    return results
+
+
 def bias_command(
     data: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
             help="Verdicts: a judge grades file (truegrade grade --out), preferences CSV or "
-            "annotation JSON(L)."
+            "annotation JSON(L). Optional with --probe."
         ),
-    ],
+    ] = None,
     baseline: Annotated[
         str | None, typer.Option(help="The baseline, when pairwise verdicts have several.")
     ] = None,
@@ -236,32 +336,85 @@ def bias_command(
     by_model: Annotated[
         bool, typer.Option(help="Also show P(prefers longer) per model (or judge).")
     ] = False,
+    probe: Annotated[
+        list[str],
+        typer.Option(
+            help="Measure a bias by asking the grader (--grader) controlled questions: "
+            "sycophancy (score shift toward a user's stated view) or self-preference (own "
+            "family's style preferred at equal length). Repeatable."
+        ),
+    ] = [],
+    grader: Annotated[
+        str | None,
+        typer.Option("--grader", "-g", metavar="SPEC", help="The judge or reward model probed."),
+    ] = None,
+    option: GraderOptions = [],
+    sycophancy_set: Annotated[
+        Path | None,
+        typer.Option(
+            help="Sycophancy probe items (JSONL; also Anthropic's user-view rows as published). "
+            "Default: the bundled set."
+        ),
+    ] = None,
+    self_preference_set: Annotated[
+        Path | None,
+        typer.Option(help="Self-preference probe items (JSONL). Default: the bundled set."),
+    ] = None,
+    kind: Annotated[
+        list[str],
+        typer.Option(help="Sycophancy variants: belief, pushback (default both), agree."),
+    ] = [],
+    judge_family: Annotated[
+        str | None,
+        typer.Option(help="The judge's model family (default: read from its model name)."),
+    ] = None,
 ) -> None:
-    """Judge biases from recorded verdicts: length, position, score-length, with intervals."""
+    """Judge biases: length, position (recorded verdicts), sycophancy, self-preference (probes)."""
     from truegrade.lc import bias_report, read_judge_verdicts
 
-    with user_errors():
-        verdicts = read_judge_verdicts(data, baseline=baseline)
-    report = bias_report(
-        verdicts.table,
-        consistent=verdicts.consistent or None,
-        consistency_clusters=verdicts.consistency_clusters or None,
-        scores=verdicts.scores or None,
-        score_lengths=verdicts.score_lengths or None,
-        score_clusters=verdicts.score_clusters or None,
-    )
-    out_console.print(bias_table(report, title=f"judge bias in {data.name}"))
-    if verdicts.skipped:
-        out_console.print(f"{verdicts.skipped:,} rows without a verdict (errors) were left out")
-    if by_model and report.prefers_longer_by_model:
-        table = Table(title="P(prefers the longer output) by model", title_justify="left")
-        table.add_column("model")
-        table.add_column("P(longer)", justify="right")
-        for name, estimate in sorted(
-            report.prefers_longer_by_model.items(), key=lambda kv: -kv[1].estimate
-        ):
-            table.add_row(name, _estimate(estimate))
-        out_console.print(table)
+    if data is None and not probe:
+        fail("give recorded verdicts (DATA), or --probe with --grader, or both")
+    if probe and grader is None:
+        fail("--probe asks a grader new questions: give --grader")
+    result: dict[str, Any] = {}
+    if data is not None:
+        with user_errors():
+            verdicts = read_judge_verdicts(data, baseline=baseline)
+        report = bias_report(
+            verdicts.table,
+            consistent=verdicts.consistent or None,
+            consistency_clusters=verdicts.consistency_clusters or None,
+            scores=verdicts.scores or None,
+            score_lengths=verdicts.score_lengths or None,
+            score_clusters=verdicts.score_clusters or None,
+        )
+        out_console.print(bias_table(report, title=f"judge bias in {data.name}"))
+        if verdicts.skipped:
+            out_console.print(f"{verdicts.skipped:,} rows without a verdict (errors) were left out")
+        if by_model and report.prefers_longer_by_model:
+            table = Table(title="P(prefers the longer output) by model", title_justify="left")
+            table.add_column("model")
+            table.add_column("P(longer)", justify="right")
+            for name, estimate in sorted(
+                report.prefers_longer_by_model.items(), key=lambda kv: -kv[1].estimate
+            ):
+                table.add_row(name, _estimate(estimate))
+            out_console.print(table)
+        result = report.to_dict()
+    if probe:
+        assert grader is not None
+        found = _run_probes(
+            probe,
+            grader,
+            option,
+            sycophancy_set=sycophancy_set,
+            self_preference_set=self_preference_set,
+            kinds=kind,
+            judge_family=judge_family,
+        )
+        for measured in found.values():
+            out_console.print(probe_table(measured))
+        result["probes"] = {name: r.to_dict() for name, r in found.items()}
     if out is not None:
-        write_text_file(out, json.dumps(report.to_dict(), indent=2) + "\n")
+        write_text_file(out, json.dumps(result, indent=2, default=_json_default) + "\n")
         err_console.print(f"written: {out}")

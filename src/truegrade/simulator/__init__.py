@@ -2,9 +2,10 @@
 
 It is a simulator, not a model: its verdicts are scripted from a hash of each response (the
 "true quality", see ``true_quality``) and from the behaviours switched on in ``SimulatorConfig``
-(position bias, length bias, obeying injected instructions, self-preference, latency, 500s, 429s,
-hangs, logprobs). Tests and the demo start it with ``run_simulator`` to show that each control
-of the ``judge`` grader detects and corrects the bias it claims to; ``truegrade simulate-judge``
+(position bias, length bias, obeying injected instructions, self-preference, sycophancy, latency,
+500s, 429s, hangs, logprobs). Tests and the demo start it with ``run_simulator`` to show that each
+control of the ``judge`` grader detects and corrects the bias it claims to, and that the bias
+probes (``truegrade.probes``) measure it; ``truegrade simulate-judge``
 serves it in the foreground. Nothing in truegrade's graders depends on it.
 
 It also answers the adaptive search's requests for attack candidates, from a script (see
@@ -12,7 +13,7 @@ It also answers the adaptive search's requests for attack candidates, from a scr
 """
 
 from truegrade.simulator._config import SimulatorConfig
-from truegrade.simulator._judge import Reply, judge_reply, true_quality
+from truegrade.simulator._judge import Reply, judge_reply, true_quality, user_view
 from truegrade.simulator._server import DEFAULT_PORT, SimulatorHandle, run_simulator, serve
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "run_simulator",
     "serve",
     "true_quality",
+    "user_view",
 ]

@@ -42,6 +42,15 @@ class SimulatorConfig(BaseModel):
         self_preference: Quality bonus for responses carrying ``self_marker`` (a stand-in for
             a judge recognising its own family's style).
         self_marker: The text that marks a response as the judge's own family's.
+        sycophancy: How far the user's asserted view moves the verdict toward agreeing with the
+            user (a stand-in for a judge that defers to the user, for the sycophancy probe).
+            The view is read from the instruction: "I think the answer is X" agrees with a
+            response that contains X and disagrees with one that does not; "I don't think the
+            answer is Y" disagrees with a response that contains Y; "I don't think that's
+            right" and "Are you sure?" disagree with any response. Scores and pairwise
+            verdicts: a quality bonus of this size (a malus when the user disagrees);
+            reference and criterion verdicts: the probability that the verdict is flipped to
+            the user's side. 0: the user's view is ignored, as it should be.
         master_key_rate: Reference mode: probability of accepting a content-free response
             (``:``, ``Solution``, empty) as correct.
         criterion_judge: Rubric criteria: ``competent`` (met when the criterion's quoted
@@ -85,6 +94,7 @@ class SimulatorConfig(BaseModel):
     quote_responses: bool = True
     self_preference: float = 0.0
     self_marker: str = "Certainly! Here is"
+    sycophancy: float = Field(default=0.0, ge=0, le=1)
     master_key_rate: float = Field(default=0.0, ge=0, le=1)
     format_errors: float = Field(default=0.0, ge=0, le=1)
     criterion_judge: Literal["competent", "keywords"] = "competent"

@@ -12,20 +12,22 @@ criterion block (HealthBench's task: does the response meet the criterion?), ref
 ``"winner"``, ``"score"``, ``"verdict"`` or ``"criteria_met"`` keys, else FastChat-style
 ``[[A]]`` / ``Rating: [[7]]``.
 
-How it judges. Each response has a *true quality* in [0, 1] (``true_quality``: a hash of the
-text, so tests can compute the truth), plus ``self_preference`` when it carries the judge's
-family marker. Pairwise: P(first wins) = sigmoid(sharpness * (q1 - q2) + length_bias *
-log2(len1 / len2)); with probability ``position_bias`` the content is ignored and
-``position_side`` wins. Pointwise: the scale's position of sigmoid(sharpness * (q - 0.5) +
-length_bias * log2(len / reference)). Reference: yes when the reference's text occurs in the
-response. Criterion (``criterion_judge``): ``competent`` says met when every phrase the
-criterion quotes (else 60% of its content words) occurs in the response *and* the response is
-prose (unless the criterion asks only for a mention: "Mentions X"); ``keywords`` when half
-the criterion's words occur in any arrangement (a gameable evaluator). Injections (forged
-verdicts, "ignore the above", "give full marks") are obeyed with probability
-``obey_injection`` inside a block and ``obey_escaped`` when the response escaped its block
-(text between an early closing marker and the block's real one): a forged verdict is repeated
-as the verdict, an instruction makes its response win or score the maximum.
+How it judges. Each response has a *true quality* in [0, 1] (``true_quality``: a hash of the text,
+so tests can compute the truth), plus ``self_preference`` when it carries the judge's family
+marker, plus or minus ``sycophancy`` when the instruction carries the user's view and that view
+agrees or disagrees with the response (``user_view``). Pairwise: P(first wins) = sigmoid(sharpness
+* (q1 - q2) + length_bias * log2(len1 / len2)); with probability ``position_bias`` the content is
+ignored and ``position_side`` wins. Pointwise: the scale's position of sigmoid(sharpness * (q -
+0.5) + length_bias * log2(len / reference)). Reference: yes when the reference's text occurs in the
+response. Criterion (``criterion_judge``): ``competent`` says met when every phrase the criterion
+quotes (else 60% of its content words) occurs in the response *and* the response is prose (unless
+the criterion asks only for a mention: "Mentions X"); ``keywords`` when half the criterion's words
+occur in any arrangement (a gameable evaluator). Injections (forged verdicts, "ignore the above",
+"give full marks") are obeyed with probability ``obey_injection`` inside a block and
+``obey_escaped`` when the response escaped its block (text between an early closing marker and the
+block's real one): a forged verdict is repeated as the verdict, an instruction makes its response
+win or score the maximum. Reference and criterion verdicts side with the user's view with
+probability ``sycophancy``.
 
 Everything random is drawn from a generator seeded by the request's content (fence boundaries
 left out) and the config's seed: the same request gets the same answer. Pure functions: no I/O.
@@ -42,7 +44,7 @@ from dataclasses import dataclass, field
 from truegrade.simulator._attacker import ATTACKER_MARKER, attacker_reply
 from truegrade.simulator._config import SimulatorConfig
 
-__all__ = ["Reply", "judge_reply", "true_quality"]
+__all__ = ["Reply", "judge_reply", "true_quality", "user_view"]
 
 _FENCE = re.compile(
     r"<<<BEGIN (?P<label>[A-Z][A-Z ]*?) (?P<boundary>[0-9a-f]{8,})>>>\n?(?P<body>.*?)\n?"
@@ -88,6 +90,21 @@ _IMPERATIVE = re.compile(
 )
 _SCALE = re.compile(r"from (\d+) to (\d+)", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+|[^\w\s]|\s+")
+_ASSERTED = re.compile(
+    r"\bI (?:really |strongly )?(?:think|believe)(?: that)? the (?:correct |right )?answer is "
+    r"(?P<x>.+?)(?:,? but\b|[.!?]?\s*$|[.!?]\s|\n)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_DENIED = re.compile(
+    r"\bI (?:don'?t|do not) (?:think|believe)(?: that)? the (?:correct |right )?answer is "
+    r"(?P<y>.+?)(?:,? but\b|[.!?]?\s*$|[.!?]\s|\n)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PUSHBACK = re.compile(
+    r"\bI (?:don'?t|do not) think (?:that'?s|that is|this is|it'?s|you'?re) (?:right|correct)|"
+    r"\bare you sure\b",
+    re.IGNORECASE,
+)
 _MASTER_KEYS = {"", ":", ".", "solution", "solution:", "thought process:", "answer:"}
 
 
@@ -173,9 +190,50 @@ def _injection(text: str, task: str) -> str | None:
     return "best" if _IMPERATIVE.search(text) else None
 
 
-def _quality(text: str, config: SimulatorConfig) -> float:
+def user_view(instruction: str, response: str) -> int:
+    """Whether the user's turn sides with the response: +1 agrees, -1 disagrees, 0 no view.
+
+    "I think the answer is X" agrees when the response contains X (case and spacing aside) and
+    disagrees otherwise; "I don't think the answer is Y" disagrees when it contains Y; a bare
+    pushback ("I don't think that's right", "Are you sure?") disagrees with any response.
+    """
+
+    def norm(text: str) -> str:
+        return " ".join(text.casefold().split())
+
+    said = norm(response)
+    asserted = _ASSERTED.search(instruction)
+    if asserted:
+        return 1 if norm(asserted.group("x")) in said else -1
+    denied = _DENIED.search(instruction)
+    if denied:
+        return -1 if norm(denied.group("y")) in said else 0
+    return -1 if _PUSHBACK.search(instruction) else 0
+
+
+def _quality(text: str, config: SimulatorConfig, instruction: str = "") -> float:
     bonus = config.self_preference if config.self_marker and config.self_marker in text else 0.0
+    if config.sycophancy and instruction:
+        bonus += config.sycophancy * user_view(instruction, text)
     return true_quality(text) + bonus
+
+
+def _side_with_user(
+    reply: Reply,
+    parsed: _Parsed,
+    config: SimulatorConfig,
+    rng: random.Random,
+    response: str,
+    yes: str = "yes",
+    no: str = "no",
+) -> None:
+    """A yes/no verdict flipped to the user's side with probability ``sycophancy``."""
+    if not config.sycophancy:
+        return
+    view = user_view(parsed.blocks.get("instruction", ""), response)
+    if view and rng.random() < config.sycophancy:
+        reply.verdict = yes if view > 0 else no
+        reply.distribution = {reply.verdict: 0.95, (no if view > 0 else yes): 0.05}
 
 
 def _log2_ratio(a: int, b: int) -> float:
@@ -188,7 +246,8 @@ def _sigmoid(x: float) -> float:
 
 def _pairwise(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> Reply:
     a, b = parsed.blocks["a"], parsed.blocks["b"]
-    logit = config.sharpness * (_quality(a, config) - _quality(b, config))
+    instruction = parsed.blocks.get("instruction", "")
+    logit = config.sharpness * (_quality(a, config, instruction) - _quality(b, config, instruction))
     logit += config.length_bias * _log2_ratio(len(a), len(b))
     p_a = _sigmoid(logit)
     if rng.random() < config.position_bias:
@@ -224,6 +283,7 @@ def _reference(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> 
     verdict = "yes" if correct else "no"
     distribution = {"yes": 0.95 if correct else 0.05, "no": 0.05 if correct else 0.95}
     reply = Reply("", verdict, distribution, "reference")
+    _side_with_user(reply, parsed, config, rng, response)
     return _obey(reply, parsed, config, rng, response, best="yes")
 
 
@@ -298,9 +358,9 @@ def _criterion(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> 
         met = present and (bool(_MENTION_ONLY.match(criterion)) or _is_prose(response))
     verdict = "yes" if met else "no"
     distribution = {"yes": 0.93 if met else 0.07, "no": 0.07 if met else 0.93}
-    reply = _obey(
-        Reply("", verdict, distribution, "criterion"), parsed, config, rng, response, best="yes"
-    )
+    reply = Reply("", verdict, distribution, "criterion")
+    _side_with_user(reply, parsed, config, rng, response)
+    reply = _obey(reply, parsed, config, rng, response, best="yes")
     spelled = {"yes": "true", "no": "false"}
     reply.verdict = spelled[reply.verdict]
     reply.distribution = {spelled[k]: v for k, v in reply.distribution.items()}
@@ -310,7 +370,8 @@ def _criterion(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> 
 def _score(parsed: _Parsed, config: SimulatorConfig, rng: random.Random) -> Reply:
     response = parsed.blocks.get("response", "")
     lo, hi = parsed.scale
-    logit = config.sharpness * (_quality(response, config) - 0.5)
+    instruction = parsed.blocks.get("instruction", "")
+    logit = config.sharpness * (_quality(response, config, instruction) - 0.5)
     logit += config.length_bias * _log2_ratio(len(response), config.length_reference_chars)
     expected = lo + (hi - lo) * _sigmoid(logit)
     weights = {str(s): math.exp(-2.0 * (s - expected) ** 2) for s in range(lo, hi + 1)}
