@@ -293,3 +293,28 @@ def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_pa
         assert (exploited == 0) if hardened else (exploited > 0), (path, exploited)
         if "stdio" in path:  # the stdin/stdout items had their tests audited by probes
             assert doc["soundness"]["checks"]["tests"].startswith("ran"), path
+
+
+def test_preference_rows_put_pairwise_agreement_on_the_card(tmp_path):
+    # a reward that likes the longer response, on pairs where the chosen one is longer in three
+    # of four: 75% pairwise accuracy, the rules in force shown beside it
+    pairs = [
+        Sample.from_row(
+            {"id": i, "prompt": f"Say something {i}.", "chosen": chosen, "rejected": rejected}
+        )
+        for i, (chosen, rejected) in enumerate(
+            [("a b c d", "a"), ("a b c", "a b"), ("one two", "one"), ("x", "x y z")]
+        )
+    ]
+    reward = tmp_path / "length.py"
+    reward.write_text(
+        "def reward(completions, **kwargs):\n    return [len(c.split()) for c in completions]\n"
+    )
+    card = build_card(load_grader(f"{reward}:reward"), pairs, checks=[], attacks=[])
+    assert card.validity is None and card.pairwise is not None
+    assert card.pairwise.accuracy.estimate == 0.75
+    paths = write_card(card, tmp_path / "pairs.html")
+    markdown = paths["markdown"].read_text()
+    assert "pairwise accuracy 75%" in markdown and "combine=both_agree" in markdown
+    assert "pairwise accuracy 75%" in paths["html"].read_text()
+    assert json.loads(paths["json"].read_text())["pairwise"]["pairs"] == 4

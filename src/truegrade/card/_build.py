@@ -2,7 +2,8 @@
 
 The card runs, through the ``Grader`` contract only:
 
-* validation against labels, when rows carry a ``label`` and a response;
+* validation against labels, when rows carry a ``label`` and a response, or pairwise agreement
+  when they are preference rows (``chosen`` and ``rejected``);
 * the attack library (and the adaptive search when given a budget) on the distinct items;
 * the item audit on all rows (responses sharing a ``group`` are one item's responses);
 * the best-of-n overoptimization analysis, when proxy and gold score columns are named.
@@ -25,7 +26,13 @@ from truegrade.bench import machine
 from truegrade.card._verdict import Verdict, verdict_of
 from truegrade.core import Grader, Sample, SampleLike, distinct_items, run_grader, to_samples
 from truegrade.judge import EndpointConfig
-from truegrade.validate import ValidationReport, validate_grades
+from truegrade.validate import (
+    PairwiseReport,
+    ValidationReport,
+    is_preference_row,
+    validate_grades,
+    validate_pairwise,
+)
 
 __all__ = ["Card", "build_card"]
 
@@ -41,6 +48,9 @@ class Card(BaseModel):
     rows: int
     verdict: Verdict
     validity: ValidationReport | None = None
+    pairwise: PairwiseReport | None = Field(
+        None, description="Agreement with preference labels, when the rows are pairs."
+    )
     exploitability: AttackReport
     soundness: AuditReport | None = None
     overoptimization: dict[str, Any] | None = None
@@ -146,6 +156,13 @@ def build_card(
         grades = run_grader(grader, labelled)
         validation = validate_grades(labelled, grades, grader=spec, threshold=threshold)
         seconds["validity"] = time.perf_counter() - start
+    pairwise = None
+    preferences = [r for r in rows if is_preference_row(r)]
+    if labels and not labelled and preferences:
+        say(f"measuring agreement on {len(preferences)} preference pairs")
+        start = time.perf_counter()
+        pairwise = validate_pairwise(grader, preferences)
+        seconds["validity"] = time.perf_counter() - start
 
     items = distinct_items(rows)
     say(f"attacking {len(items)} items")
@@ -196,6 +213,7 @@ def build_card(
         rows=len(rows),
         verdict=verdict_of(attack, audit, validation),
         validity=validation,
+        pairwise=pairwise,
         exploitability=attack,
         soundness=audit,
         overoptimization=overopt,

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from truegrade._version import __version__
 from truegrade.card._build import Card
 from truegrade.card._svg import bar_chart, line_chart
-from truegrade.validate import Metric
+from truegrade.validate import Metric, PairwiseReport
 
 __all__ = ["render_html", "render_markdown", "write_card"]
 
@@ -40,6 +40,32 @@ def _num(m: Metric | None) -> str:
     if m is None or m.estimate is None:
         return "n/a"
     return f"{m.estimate:.3f} [{m.ci_low or 0:.3f}, {m.ci_high or 0:.3f}]"
+
+
+def pairwise_lines(report: PairwiseReport) -> list[str]:
+    """The card's account of agreement with preference labels: one line per figure, the rules
+    last (a reader reproducing a paper's number needs them)."""
+    a = report.agreement
+    lines = [
+        f"pairwise accuracy {_metric(report.accuracy)} on {report.pairs} preference pairs "
+        f"({report.grader_errors} could not be graded; {report.ties} scored equal, no credit "
+        "by default)",
+    ]
+    if a is not None:
+        rate = _pct(a.unreadable_rate) if a.unreadable_rate is not None else "n/a"
+        lines += [
+            f"agreement with ties {_metric(a.agreement_with_ties)}, without ties "
+            f"{_metric(a.agreement_without_ties)}; macro-F1 {_num(a.macro_f1)}; Cohen's kappa "
+            f"{_num(a.kappa)}",
+            f"tie verdicts {a.verdict_ties}; unreadable {a.unreadable} ({rate})",
+        ]
+    rules = report.rules
+    lines.append(
+        f"rules: combine={rules.combine} label-ties={rules.label_ties} "
+        f"verdict-ties={rules.verdict_ties} equal-scores={rules.equal_scores} "
+        f"unreadable={rules.unreadable}"
+    )
+    return lines
 
 
 def _spec_text(spec: Any) -> str:
@@ -109,6 +135,7 @@ def render_html(card: Card) -> str:
         v=card.verdict,
         a=card.exploitability,
         val=card.validity,
+        pairwise=pairwise_lines(card.pairwise) if card.pairwise is not None else None,
         audit=card.soundness,
         overopt=card.overoptimization,
         version=__version__,
@@ -206,6 +233,8 @@ def render_markdown(card: Card) -> str:
         ]
         if c.abstained:
             lines += ["", f"{c.abstained} items where the grader took no side count as misses."]
+    elif card.pairwise is not None:
+        lines += [f"- {line}" for line in pairwise_lines(card.pairwise)]
     else:
         lines.append("Not measured: no row has both a response and a label.")
     lines += ["", "## Soundness of the items", ""]
