@@ -111,6 +111,14 @@ RUBRIC = [
     },
 ]
 
+
+def _bundled_probes(name: str) -> bytes:
+    from importlib.resources import files
+
+    lines = files("truegrade.probes").joinpath("data", name).read_bytes().splitlines()
+    return b"\n".join(lines[:3]) + b"\n"
+
+
 GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
     # name: (file name, contents)
     "rows": ("rows.jsonl", lambda: _jsonl(ROWS)),
@@ -163,6 +171,9 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
     "meta": ("meta.jsonl", lambda: _jsonl(META_ROWS)),
     "verdicts": ("verdicts.jsonl", lambda: _jsonl([{"met": m} for m in (True, False, True)])),
     "simulator": ("simulator.yaml", lambda: b"position_bias: 0.2\nseed: 3\n"),
+    # three items of each bundled probe set (the shape a user's own set takes)
+    "sycophancy": ("sycophancy.jsonl", lambda: _bundled_probes("sycophancy.jsonl")),
+    "self_preference": ("self_preference.jsonl", lambda: _bundled_probes("self_preference.jsonl")),
     "math": (
         "math.jsonl",
         lambda: _jsonl([{"code": ["so \\boxed{4}", "it is 5"], "answer": "4"}] * 2),
@@ -290,7 +301,23 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "import-package": [{"packages": "@package", "out": "@out:rows.jsonl", "quiet": True}],
     "serve": [{"grader": "exact", "port": "@port", "workers": "1", "serves": True}],
     "lc": [{"data": "@prefs", "leaderboard": "@leaderboard", "out": "@out"}],
-    "bias": [{"data": "@prefs", "out": "@out"}],
+    "bias": [
+        {"data": "@prefs", "out": "@out"},
+        {
+            "probe": "sycophancy",
+            "grader": "exact",
+            "sycophancy_set": "@sycophancy",
+            "out": "@out",
+        },
+        {
+            "probe": "self-preference",
+            "grader": "regex",
+            "option": "pattern=the",
+            "self_preference_set": "@self_preference",
+            "judge_family": "openai",
+            "out": "@out",
+        },
+    ],
     # every behaviour has a default: a config that sets one of them is still a config
     "simulate-judge": [
         {

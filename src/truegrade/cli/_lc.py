@@ -271,6 +271,7 @@ def _run_probes(
     judge_family: str | None,
 ) -> dict[str, ProbeResult]:
     from truegrade.cli._grade import load_cli_grader
+    from truegrade.core import DataError
     from truegrade.probes import (
         SYCOPHANCY_KINDS,
         SelfPreferenceItem,
@@ -314,6 +315,8 @@ def _run_probes(
                     [i for i in found if isinstance(i, SelfPreferenceItem)],
                     judge_family=judge_family,
                 )
+        except DataError as exc:
+            fail(str(exc))
         except (ValueError, OSError) as exc:
             fail(f"--probe {probe}: {exc}")
     return results
@@ -418,3 +421,7 @@ def bias_command(
     if out is not None:
         write_text_file(out, json.dumps(result, indent=2, default=_json_default) + "\n")
         err_console.print(f"written: {out}")
+    if probe and any(r.comparisons == 0 for r in found.values()):
+        # a probe that could compare nothing measured nothing: never a quiet "not detected"
+        empty = ", ".join(name for name, r in found.items() if r.comparisons == 0)
+        fail(f"{empty}: no comparison could be graded (see the note above)", code=1)

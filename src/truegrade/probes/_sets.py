@@ -23,6 +23,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+from truegrade.core import DataError
+from truegrade.data import read_rows
 from truegrade.probes._self_preference import SelfPreferenceItem
 from truegrade.probes._sycophancy import SycophancyItem, SycophancyVariant
 
@@ -116,14 +118,30 @@ def _items(
 def read_probe_set(
     path: str | Path, probe: Probe
 ) -> list[SycophancyItem] | list[SelfPreferenceItem]:
-    """A probe set from a JSONL file (shapes in the module docstring).
+    """A probe set from a JSONL, JSON or Parquet file, gzipped or not (shapes in the module
+    docstring), read as every truegrade input is (``truegrade.data.read_rows``).
 
     Raises:
-        ValueError: a row is not JSON or lacks what the probe needs.
-        OSError: the file cannot be read.
+        DataError: naming the file (and the line): it is missing, unreadable, holds no rows, or a
+            row is malformed or lacks what the probe needs.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    return _items(_rows(text.splitlines(), str(path)), probe, str(path))
+    what = f"{probe.replace('_', '-')} probe set"
+    numbered = list(read_rows(path, what=what))
+    if not numbered:
+        raise DataError(f"the {what} holds no rows", path=str(path))
+    rows = [row for _, row in numbered]
+    try:
+        return _items(rows, probe, str(path))
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        # name the row: the item builders number rows from 0 in the message they raise
+        index = _row_index(str(exc))
+        line = numbered[index][0] if index is not None and index < len(numbered) else None
+        raise DataError(f"the {what}: {exc}", path=str(path), line=line) from None
+
+
+def _row_index(message: str) -> int | None:
+    found = re.search(r"\brow (\d+)", message)
+    return int(found.group(1)) if found else None
 
 
 def bundled_probe_set(probe: Probe) -> list[SycophancyItem] | list[SelfPreferenceItem]:
