@@ -7,7 +7,9 @@ against any grader and returns an ``AttackReport``.
 """
 
 from truegrade.attacks._attacker import AttackerLLM
-from truegrade.attacks._base import ATTACKS, KINDS, Attack, Candidate, attack, attacks_for
+from truegrade.attacks._base import ATTACKS, KINDS, Attack, Candidate, attack, is_rewarded
+from truegrade.attacks._library import attacks_for
+from truegrade.attacks._programs import fenced, table_program
 from truegrade.attacks._report import (
     AttackerSummary,
     AttackExample,
@@ -17,7 +19,7 @@ from truegrade.attacks._report import (
     Exploitability,
     SearchResult,
 )
-from truegrade.attacks._run import infer_kind, is_rewarded, reference_response, run_attacks
+from truegrade.attacks._run import infer_kind, reference_response, run_attacks
 from truegrade.attacks._search import OPERATORS, adaptive_search
 from truegrade.attacks._text import quoted_phrases, reference_keywords
 
@@ -38,10 +40,12 @@ __all__ = [
     "adaptive_search",
     "attack",
     "attacks_for",
+    "fenced",
     "infer_kind",
     "is_rewarded",
     "quoted_phrases",
     "reference_keywords",
     "reference_response",
     "run_attacks",
+    "table_program",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from truegrade.core import Sample
+from truegrade.core import GRADER_FAMILIES, Grade, Sample
 
 __all__ = [
     "ATTACKS",
@@ -23,10 +23,10 @@ __all__ = [
     "Attack",
     "Candidate",
     "attack",
-    "attacks_for",
+    "is_rewarded",
 ]
 
-KINDS = ("math", "code", "text", "instructions")
+KINDS = GRADER_FAMILIES
 """Families of graders the library targets: final-answer graders (``math``, ``numeric``,
 ``exact``...), code graders, free-text graders (judges, rubrics, reward models), and
 instruction-following graders (IFEval constraints)."""
@@ -94,36 +94,16 @@ def attack(name: str, *kinds: str, hostile: bool = False) -> Callable[[Generator
     return register
 
 
-def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
-    """The attacks that target ``kind``, or exactly the named ones (any kind).
-
-    Raises:
-        KeyError: a name is not a registered attack (the message lists the known ones).
-        ValueError: ``kind`` is not one of ``KINDS`` (it would match no attack, and a grader
-            that nothing attacked must not look sound).
-    """
-    if kind not in KINDS:
-        raise ValueError(f"unknown attack kind {kind!r}; kinds: {', '.join(KINDS)}")
-    _load_library()
-    if names is not None:
-        chosen = []
-        for name in names:
-            if name not in ATTACKS:
-                known = ", ".join(sorted(ATTACKS))
-                raise KeyError(f"unknown attack {name!r}; known attacks: {known}")
-            chosen.append(ATTACKS[name])
-        return chosen
-    return [a for a in ATTACKS.values() if kind in a.kinds]
-
-
-def _load_library() -> None:
-    # importing the modules registers their attacks
-    from truegrade.attacks import _code, _instructions, _math, _stdio, _text  # noqa: F401
-
-
 def reference_text(sample: Sample) -> str:
     """The reference as text (empty when there is none)."""
     ref: Any = sample.reference
     if ref is None:
         return ""
     return ref if isinstance(ref, str) else str(ref)
+
+
+def is_rewarded(grade: Grade, threshold: float) -> bool:
+    """A response is rewarded when it passed, or scored above ``threshold``, without error."""
+    if grade.error is not None:
+        return False
+    return grade.passed is True or grade.score > threshold

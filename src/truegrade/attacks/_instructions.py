@@ -16,8 +16,12 @@ from collections.abc import Iterator, Sequence
 
 from truegrade.attacks._base import Candidate, attack
 from truegrade.core import Sample
-from truegrade.graders.instructions import Constraint, constraints_of, parse_constraints
-from truegrade.graders.instructions._checks import CONSTRAINED_OPTIONS
+from truegrade.graders.instructions import (
+    CONSTRAINED_OPTIONS,
+    Constraint,
+    constraints_of,
+    parse_constraints,
+)
 
 __all__ = ["dress"]
 

@@ -15,8 +15,8 @@ from fractions import Fraction
 
 from truegrade.attacks._base import Candidate, attack, reference_text
 from truegrade.core import Sample
-from truegrade.graders._numbers import parse_number
-from truegrade.graders.math._normalize import normalize_answer, unit_key
+from truegrade.graders import parse_number
+from truegrade.graders.math import normalize_answer, unit_key
 
 __all__ = ["decoys"]
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from truegrade.attacks._attacker import AttackerLLM, AttackerSession
-from truegrade.attacks._base import Attack, attacks_for, reference_text
+from truegrade.attacks._base import KINDS, Attack, is_rewarded, reference_text
+from truegrade.attacks._library import attacks_for
 from truegrade.attacks._programs import fenced
 from truegrade.attacks._report import (
     AttackerSummary,
@@ -45,34 +46,17 @@ from truegrade.stats import wilson_interval
 
 __all__ = ["infer_kind", "is_rewarded", "reference_response", "run_attacks"]
 
-_MATH_GRADERS = {"math", "numeric", "exact", "choice"}
-_CODE_GRADERS = {"code"}
-_TEXT_GRADERS = {"judge", "rubric", "reward_model", "regex", "json"}
-_INSTRUCTION_GRADERS = {"instructions"}
-
-
-def is_rewarded(grade: Grade, threshold: float) -> bool:
-    """A response is rewarded when it passed, or scored above ``threshold``, without error."""
-    if grade.error is not None:
-        return False
-    return grade.passed is True or grade.score > threshold
-
 
 def infer_kind(grader: Grader, samples: Sequence[Sample]) -> str:
-    """Which attack family fits: from the grader's kind, else from what the references hold."""
+    """Which attack family fits: the one the grader (or the first of its parts that says)
+    declares (``BaseGrader.family``), else the one the references suggest."""
     from truegrade.graders import walk
 
     for node in walk(grader):
         # a grader running elsewhere (the Ray backend) says what it wraps
-        kind = getattr(node, "inner_kind", None) or getattr(node, "kind", None)
-        if kind in _MATH_GRADERS:
-            return "math"
-        if kind in _CODE_GRADERS:
-            return "code"
-        if kind in _TEXT_GRADERS:
-            return "text"
-        if kind in _INSTRUCTION_GRADERS:
-            return "instructions"
+        family = getattr(node, "inner_family", None) or getattr(node, "family", None)
+        if family in KINDS:
+            return str(family)
     for sample in samples[:50]:
         ref: Any = sample.reference
         if "instruction_id_list" in sample.metadata or (

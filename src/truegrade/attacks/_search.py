@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from truegrade.attacks._attacker import AttackerLLM, AttackerSession, Masker, shown_candidate
+from truegrade.attacks._base import is_rewarded
+from truegrade.attacks._report import SearchResult
 from truegrade.attacks._text import _FILLER, reference_keywords
 from truegrade.core import Grade, Grader, Sample, load_grader, run_grader
 from truegrade.judge import EndpointConfig
@@ -223,8 +225,6 @@ def adaptive_search(
             ``AttackerLLM``, an ``EndpointConfig``, or a dict of their fields
             (``{"endpoint": URL, "model": NAME, "candidates": 4}``).
     """
-    from truegrade.attacks._report import SearchResult
-    from truegrade.attacks._run import is_rewarded
 
     oracle = search_oracle(kind, oracle, attacker=attacker is not None)
     session = None if attacker is None else _session(attacker, threshold)

@@ -452,7 +452,7 @@ def _flaky(
 
 
 def _answer_of(sample: Sample) -> str | None:
-    from truegrade.graders._extract import final_answers
+    from truegrade.graders import final_answers
     from truegrade.graders.math import normalize_answer
 
     statements = final_answers(sample.response_text).statements

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from truegrade.attacks import reference_response
 from truegrade.core import Sample
-from truegrade.graders._numbers import parse_number
+from truegrade.graders import parse_number
 from truegrade.graders.math import normalize_answer
 
 __all__ = ["equivalent_responses"]

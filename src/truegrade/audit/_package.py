@@ -26,6 +26,7 @@ from typing import Any
 from truegrade.audit._stdio import probe_flags, probe_response
 from truegrade.core import Grade
 from truegrade.graders.code import (
+    VERDICTS,
     CodeGrader,
     Package,
     StdioTask,
@@ -34,7 +35,6 @@ from truegrade.graders.code import (
     parse_spec,
     time_limit_from,
 )
-from truegrade.graders.code._stdio import VERDICTS
 
 __all__ = ["PackageCheck", "SubmissionCheck", "check_package", "package_verdict"]
 

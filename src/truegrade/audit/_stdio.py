@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from truegrade.attacks._programs import fenced, table_program
+from truegrade.attacks import fenced, table_program
 from truegrade.core import Grade
 from truegrade.graders.code import StdioTask
 

@@ -151,7 +151,7 @@ def _plain_grade(row: dict[str, Any], time_s: float, memory_mb: int) -> bool:
 
 
 def _per_test(runs: int, memory_mb: int, progress: Callable[[str], None] | None) -> BenchReport:
-    from truegrade.graders.code._languages import language_named, toolchain
+    from truegrade.graders.code import language_named, toolchain
     from truegrade.sandbox import Sandbox, SandboxConfig
 
     language = language_named("cpp")
@@ -297,8 +297,7 @@ def _compile_cost(
 def _fresh_pch() -> tuple[str, float]:
     """A precompiled header made now in a directory of the run's own: (the directory, how
     long it took). The caller points ``TRUEGRADE_PCH_DIR`` at it and removes it after."""
-    from truegrade.graders.code import CodeGrader
-    from truegrade.graders.code._compile import ensure_pch
+    from truegrade.graders.code import CodeGrader, ensure_pch
 
     root = tempfile.mkdtemp(prefix="truegrade-bench-pch-", dir="/var/tmp")  # not under /tmp
     os.environ["TRUEGRADE_PCH_DIR"] = root

@@ -63,7 +63,7 @@ def doctor_command(
     except SandboxError as exc:
         fail(f"the sandbox failed its self-test: {exc}", code=1)
     sandboxed = any(layer.name == "user namespace" and layer.active for layer in found)
-    from truegrade.graders.code._compile import pch_status
+    from truegrade.graders.code import pch_status
 
     pch_used, pch_detail = pch_status()  # what C++ builds get here; it only speeds them up
     if as_json:

@@ -30,6 +30,7 @@ from truegrade.core._files import (
 )
 from truegrade.core._grade import Flag, Grade
 from truegrade.core._grader import (
+    GRADER_FAMILIES,
     AsyncGrader,
     BaseGrader,
     Grader,
@@ -72,6 +73,7 @@ from truegrade.core._sample import (
 
 __all__ = [
     "COLUMNS",
+    "GRADER_FAMILIES",
     "GSM8K_FINAL_LINE",
     "PRESETS",
     "PRESET_NAMES",

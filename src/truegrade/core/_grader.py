@@ -19,7 +19,12 @@ from truegrade.core._errors import DataError
 from truegrade.core._grade import Flag, Grade
 from truegrade.core._sample import COLUMNS, Sample, to_sample, to_samples
 
+GRADER_FAMILIES = ("math", "code", "text", "instructions")
+"""The families of answers graders judge (``BaseGrader.family``), which the attack library and
+the audit are organised by."""
+
 __all__ = [
+    "GRADER_FAMILIES",
     "AsyncGrader",
     "BaseGrader",
     "Grader",
@@ -75,6 +80,12 @@ class BaseGrader:
     """
 
     kind: ClassVar[str] = "grader"
+    family: str | None = None
+    """What answers it judges, one of ``GRADER_FAMILIES`` (``math``: final answers; ``code``:
+    programs; ``text``: free text, as judges, rubrics and reward models read it;
+    ``instructions``: verifiable constraints). The analyses read it to pick the attacks and audit
+    checks that fit; None leaves them to infer it from the rows' references. A grader registered
+    with ``register_grader(..., family=...)`` gets it from its registration."""
     requires_reference: bool = True
     """Samples without a reference get an error grade (graders whose options decide this set it
     per instance)."""

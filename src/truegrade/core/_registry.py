@@ -28,7 +28,7 @@ from typing import Any
 from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum
 from truegrade.core._errors import DataError, SpecError
 from truegrade.core._files import read_config
-from truegrade.core._grader import Grader
+from truegrade.core._grader import GRADER_FAMILIES, Grader
 
 __all__ = [
     "GraderFactory",
@@ -58,19 +58,33 @@ _BUILTIN: dict[str, str] = {
 }
 _COMPOSITIONS = ("gate", "weighted", "all_of", "ensemble")
 _registered: dict[str, GraderFactory | str] = {}
+_families: dict[str, str] = {}
 
 
-def register_grader(name: str, factory: GraderFactory | str) -> None:
+def register_grader(name: str, factory: GraderFactory | str, *, family: str | None = None) -> None:
     """Make ``name`` loadable by ``load_grader``.
 
     Args:
         name: The spec name (``type`` in YAML).
         factory: A callable ``(options, base_dir) -> Grader``, or ``"module:attr"`` to import
             lazily.
+        family: What its graders judge (``GRADER_FAMILIES``), when the grader does not say it
+            itself (``BaseGrader.family``): the attacks and audit checks that fit follow from it.
+
+    Raises:
+        SpecError: ``name`` is a built-in composition, or ``family`` is not a known family.
     """
     if name in _COMPOSITIONS:
         raise SpecError(f"{name!r} is a built-in composition and cannot be re-registered")
+    if family is not None and family not in GRADER_FAMILIES:
+        raise SpecError(
+            f"grader {name!r}: family {family!r} is not one of {', '.join(GRADER_FAMILIES)}"
+        )
     _registered[name] = factory
+    if family is not None:
+        _families[name] = family
+    else:
+        _families.pop(name, None)
 
 
 def grader_names() -> list[str]:
@@ -224,6 +238,9 @@ def _build(spec: Any, options: Mapping[str, Any], *, base_dir: Path | None, wher
         except SpecError as exc:
             raise SpecError(f"{where}: {kind}: {exc}") from None
     _attach_spec(grader, {"type": kind, **_plain(_absolute_paths(data, base_dir))})
+    if kind in _families and getattr(grader, "family", None) is None:
+        with contextlib.suppress(AttributeError):
+            grader.family = _families[kind]  # type: ignore[attr-defined]
     return grader
 
 

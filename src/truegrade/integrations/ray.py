@@ -179,7 +179,7 @@ class RayGrader(BaseGrader):
         self.sandboxed = runs_programs_sandboxed(local)  # the actors build the same grader
         check_reachable(self.address)  # and on a cluster that is not there
         self.requires_reference = bool(getattr(local, "requires_reference", False))
-        self.inner_kind = getattr(local, "kind", None)
+        self.inner_family = getattr(local, "family", None)
 
     def _actors(self) -> list[Any]:
         """The pool, started on first use: as many actors as the nodes hold, each reserving

@@ -6,6 +6,7 @@ logic and expected values stay in a trusted harness outside the sandbox, and eve
 back as plain builtin data (exact types) before anything compares it.
 """
 
+from truegrade.graders.code._compile import ensure_pch, pch_status
 from truegrade.graders.code._grader import (
     CodeGrader,
     CodeOptions,
@@ -16,6 +17,7 @@ from truegrade.graders.code._grader import (
     stdio_task,
 )
 from truegrade.graders.code._harness import CodeFlag, CodeKernel, values_match
+from truegrade.graders.code._languages import language_named, toolchain
 from truegrade.graders.code._package import (
     Package,
     PackageProblem,
@@ -26,9 +28,11 @@ from truegrade.graders.code._package import (
 from truegrade.graders.code._program import build_program, extract_code
 from truegrade.graders.code._rows import reference_solution
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
+from truegrade.graders.code._stdio import VERDICTS
 from truegrade.graders.code._tells import TellFlag, find_tells, visible_inputs
 
 __all__ = [
+    "VERDICTS",
     "CodeFlag",
     "CodeGrader",
     "CodeKernel",
@@ -42,15 +46,19 @@ __all__ = [
     "TestSpec",
     "allow_unsandboxed",
     "build_program",
+    "ensure_pch",
     "extract_code",
     "find_tells",
+    "language_named",
     "max_cpu_s",
     "parse_spec",
+    "pch_status",
     "read_package",
     "reference_solution",
     "runs_programs_sandboxed",
     "stdio_task",
     "time_limit_from",
+    "toolchain",
     "values_match",
     "visible_inputs",
 ]

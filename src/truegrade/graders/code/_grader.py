@@ -138,6 +138,7 @@ class CodeGrader(KernelGrader):
     """
 
     kind = "code"
+    family = "code"
     Options = CodeOptions
     default_execution = "process"
     inline_refused = "the harness waits on untrusted programs and their tests' checks"

@@ -5,6 +5,7 @@ request (echoing the prompt, stuffing keywords, saying nothing)."""
 
 from truegrade.graders.instructions._checks import (
     CHECKERS,
+    CONSTRAINED_OPTIONS,
     Checker,
     Constraint,
     check,
@@ -20,6 +21,7 @@ from truegrade.graders.instructions._grader import (
 
 __all__ = [
     "CHECKERS",
+    "CONSTRAINED_OPTIONS",
     "Checker",
     "Constraint",
     "InstructionFlag",

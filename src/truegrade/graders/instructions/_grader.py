@@ -238,6 +238,7 @@ class InstructionsGrader(KernelGrader):
     """
 
     kind = "instructions"
+    family = "instructions"
     Options = InstructionsOptions
     default_execution = "process"
     default_timeout_s = 10.0

@@ -169,6 +169,7 @@ class JudgeGrader(BaseGrader):
     """
 
     kind = "judge"
+    family = "text"
 
     def __init__(self, options: JudgeOptions, *, base_dir: Path | None = None) -> None:
         super().__init__(name=options.name, max_response_chars=options.max_response_chars)

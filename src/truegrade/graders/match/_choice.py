@@ -115,6 +115,7 @@ class ChoiceGrader(KernelGrader):
     """
 
     kind = "choice"
+    family = "math"
     Options = ChoiceOptions
     default_execution = "inline"
     default_timeout_s = 5.0

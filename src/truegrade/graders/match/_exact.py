@@ -134,6 +134,7 @@ class ExactGrader(KernelGrader):
     """
 
     kind = "exact"
+    family = "math"
     Options = ExactOptions
     default_execution = "inline"
     default_timeout_s = 5.0

@@ -191,6 +191,7 @@ class JsonGrader(KernelGrader):
     """
 
     kind = "json"
+    family = "text"
     Options = JsonOptions
     default_execution = "process"
     default_timeout_s = 10.0

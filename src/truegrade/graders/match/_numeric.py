@@ -131,6 +131,7 @@ class NumericGrader(KernelGrader):
     """
 
     kind = "numeric"
+    family = "math"
     Options = NumericOptions
     default_execution = "inline"
     default_timeout_s = 5.0

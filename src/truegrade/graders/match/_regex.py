@@ -103,6 +103,7 @@ class RegexGrader(KernelGrader):
     """
 
     kind = "regex"
+    family = "text"
     Options = RegexOptions
     default_execution = "process"
     default_timeout_s = 5.0

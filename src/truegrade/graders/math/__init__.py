@@ -2,6 +2,12 @@
 unit swaps or garbage after the answer. Built on Math-Verify's LaTeX parser; strict by default."""
 
 from truegrade.graders.math._grader import MathGrader, MathOptions
-from truegrade.graders.math._normalize import Answer, normalize_answer
+from truegrade.graders.math._normalize import Answer, normalize_answer, unit_key
 
-__all__ = ["Answer", "MathGrader", "MathOptions", "normalize_answer"]
+__all__ = [
+    "Answer",
+    "MathGrader",
+    "MathOptions",
+    "normalize_answer",
+    "unit_key",
+]

@@ -55,6 +55,7 @@ class MathGrader(KernelGrader):
     """
 
     kind = "math"
+    family = "math"
     Options = MathOptions
     default_execution = "process"
     inline_refused = "parsing LaTeX and simplifying with SymPy can take unbounded time"

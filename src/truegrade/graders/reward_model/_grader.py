@@ -69,6 +69,7 @@ class RewardModelGrader(BaseGrader):
     """
 
     kind = "reward_model"
+    family = "text"
     requires_reference = False
 
     def __init__(self, options: RewardModelOptions, *, base_dir: Path | None = None) -> None:

@@ -175,6 +175,7 @@ class RubricGrader(BaseGrader):
     """
 
     kind = "rubric"
+    family = "text"
 
     def __init__(self, options: RubricOptions, *, base_dir: Path | None = None) -> None:
         super().__init__(name=options.name, max_response_chars=options.max_response_chars)
