@@ -328,7 +328,8 @@ def run_stdio_bench(
         tests: Tests per problem.
         runs: Runs of each contender for the per-test overhead.
         workers: Grader workers and harness threads (default: the core count).
-        time_s / memory_mb: Per-test limits of both.
+        time_s: Per-test time limit.
+        memory_mb: Per-test memory limit.
         submissions: C++ submissions of 10 tests each for the compile cost.
     """
     if shutil.which("g++") is None:

@@ -135,9 +135,11 @@ def build_card(
         checks: Audit checks to run.
         reruns: Gradings per response in the audit's flakiness check.
         labels: Validate against labels when rows have them.
-        proxy / gold: Score columns for the overoptimization analysis (dotted paths allowed).
-            Neither given: ``metadata.proxy`` / ``metadata.gold`` (or ``proxy_score`` /
-            ``gold_score``) when every row has them as numbers.
+        proxy: The proxy score column for the overoptimization analysis (a dotted path
+            allowed). Neither ``proxy`` nor ``gold`` given: ``metadata.proxy`` /
+            ``metadata.gold`` (or ``proxy_score`` / ``gold_score``) when every row has them as
+            numbers.
+        gold: The gold score column, as for ``proxy``.
         oracle: The grader that knows right from wrong, for the adaptive search.
         attacker: An attacker LLM the adaptive search asks for candidates (see
             :func:`truegrade.attacks.run_attacks`); needs a budget.

@@ -47,7 +47,8 @@ def length_preference(
 
     Args:
         preference: P(the model's output is better), per pair.
-        model_chars / baseline_chars: The two outputs' lengths.
+        model_chars: The model output's length.
+        baseline_chars: The baseline output's length.
         clusters: Cluster id per pair (the instruction), for the interval.
         confidence: Interval coverage.
     """
@@ -170,8 +171,9 @@ def bias_report(
         table: Pairwise verdicts (lengths always; order when ``first_is_model`` is recorded).
         consistent: 1/0 per pair judged in both orders: same verdict either way.
         consistency_clusters: Cluster id per such pair.
-        scores / score_lengths / score_clusters: Pointwise scores with the lengths of the
-            responses they score.
+        scores: Pointwise scores.
+        score_lengths: The lengths of the responses the ``scores`` score.
+        score_clusters: Cluster id per score.
         confidence: Interval coverage.
     """
     notes: list[str] = []

@@ -197,7 +197,8 @@ def measure_self_preference(
         control_length: Fit out the length ratio (see the module docstring).
         threshold: The smallest excess preference called a bias.
         confidence: Interval coverage.
-        n_resamples / seed: The cluster bootstrap of the length-controlled estimate.
+        n_resamples: Resamples of the cluster bootstrap of the length-controlled estimate.
+        seed: That bootstrap's seed.
 
     Raises:
         ValueError: the judge's family is unknown, or has no style to dress answers in.

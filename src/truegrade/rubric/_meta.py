@@ -244,7 +244,8 @@ def meta_evaluate(
         rows: From ``meta_rows``.
         grader: Judges each row's criterion (its judge, or the criterion's check).
         verdicts: Verdicts already made (one per row, None for a failure), instead of a grader.
-        n_resamples / seed: Bootstrap settings.
+        n_resamples: Bootstrap resamples.
+        seed: Bootstrap seed.
 
     Raises:
         ValueError: neither or both of ``grader`` and ``verdicts``; verdicts of the wrong length.

@@ -570,7 +570,8 @@ class Program:
         The function gets its own copies: whatever it does to them stays in the sandbox.
 
         Args:
-            args / kwargs: Plain data (``PlainDataError`` otherwise).
+            args: Plain data (``PlainDataError`` otherwise).
+            kwargs: Plain data (``PlainDataError`` otherwise).
             timeout_s: Wall-clock deadline of this call (of running the program's module code
                 too, when the call is the session's first).
         """

@@ -60,15 +60,22 @@ class RewardModelOptions(TransportConfig):
         activation: HTTP, vLLM: let the server apply the head's activation (softmax or
             sigmoid). Off by default, so the score is the raw logit, as from a local model.
         cache: HTTP: ``default`` (the user cache directory), a SQLite path, or null for none.
-        api_key_env / headers / timeout_s / max_retries / backoff_initial_s / backoff_max_s /
-            concurrency / requests_per_minute: HTTP: limits and retries, as for a judge.
+        api_key_env: HTTP: the environment variable holding the API key, as for a judge.
+        headers: HTTP: extra request headers, as for a judge.
+        timeout_s: HTTP: the request timeout, as for a judge.
+        max_retries: HTTP: retries of a failed request, as for a judge.
+        backoff_initial_s: HTTP: the first retry's backoff, as for a judge.
+        backoff_max_s: HTTP: the longest backoff, as for a judge.
+        concurrency: HTTP: requests in flight, as for a judge.
+        requests_per_minute: HTTP: the rate limit, as for a judge.
         normalize: ``none`` (raw scores, the default), ``sigmoid`` (of the raw score) or
             ``zscore`` (``(raw - mean) / std``, against ``reference_set`` or the given
             ``mean`` and ``std``). The raw score is kept in subscores as ``raw``.
         reference_set: A data file of samples (prompt and response) whose raw scores give
             the z-score's mean and (population) standard deviation. Scored once, the first
             time the grader grades.
-        mean / std: The z-score's statistics, given instead of a reference set.
+        mean: The z-score's mean, given (with ``std``) instead of a reference set.
+        std: The z-score's standard deviation, given with ``mean``.
         pass_threshold: A (normalised) score at or above it passes; None: no verdict, a score
             only.
     """
