@@ -9,14 +9,14 @@ STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 # The extras a new venv gets (CI adds the training frameworks: `make install EXTRAS=...,verl,trl`,
 # one resolution for all of them). A venv that exists keeps its packages: `make clean` first.
-EXTRAS ?= dev,rm,semantic,bench
+EXTRAS ?= dev,rm,semantic,bench,docs
 
 # The system packages come first (scripts/system-deps.sh holds the list): installed when run as
 # root with apt, else one line naming them and the command to run, before anything is built.
 # `make test` and `make pytest` check for the suite's packages, every other goal for the demo's.
 DEPS   := $(if $(filter test pytest,$(MAKECMDGOALS)),test,demo)
 
-.PHONY: system-deps install demo test lint typecheck pytest bench clean
+.PHONY: system-deps install demo test lint typecheck pytest bench docs clean
 
 system-deps:
 	@PYTHON='$(PYTHON)' bash scripts/system-deps.sh $(DEPS)
@@ -51,5 +51,11 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(VENV)/bin/truegrade bench engine
 
+# The site, API reference included, into site/; any warning (a broken link or anchor, a docstring
+# mkdocstrings cannot read) fails it. A venv made without the docs extra gets it first.
+docs: $(STAMP)
+	@test -x $(VENV)/bin/mkdocs || $(PY) -m pip install --quiet -e '.[docs]'
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build src/*.egg-info
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build site src/*.egg-info
