@@ -32,6 +32,18 @@ def test_all_is_unique_and_every_name_resolves(name):
         assert getattr(module, attr) is not None, f"{name}.{attr}"
 
 
+def test_one_class_per_public_name():
+    # a name two packages export means one concept: never two different classes
+    homes: dict[str, dict[int, str]] = {}
+    for name in PACKAGES:
+        module = importlib.import_module(name)
+        for attr in module.__all__:
+            value = getattr(module, attr)
+            if isinstance(value, type):
+                homes.setdefault(attr, {})[id(value)] = f"{name}.{attr}"
+    assert [sorted(h.values()) for h in homes.values() if len(h) > 1] == []
+
+
 def test_top_level_api_has_the_contracts():
     for name in ("Sample", "Grade", "Grader", "load_grader"):
         assert name in truegrade.__all__

@@ -40,7 +40,7 @@ __all__ = [
     "CASE_COMPARES",
     "STDOUT_COMPARES",
     "Case",
-    "Checker",
+    "CheckerProgram",
     "SpecProblem",
     "StdioCase",
     "TestSpec",
@@ -85,7 +85,7 @@ class StdioCase:
 
 
 @dataclass(frozen=True)
-class Checker:
+class CheckerProgram:
     """A special judge: a program run as ``checker input output answer`` (testlib's order:
     the test's input, the program's output, the expected answer, as files); its exit status is
     the verdict (0 accepted, 1 or 2 wrong answer, anything else a failure of the checker)."""
@@ -112,7 +112,7 @@ class TestSpec:
     time_limit_s: float | None = None
     memory_mb: int | None = None
     compare: str | None = None
-    checker: Checker | None = None
+    checker: CheckerProgram | None = None
     validator_flags: str = ""
     """Stdio only: the Kattis default validator's flags (``compare: kattis``), or the flags a
     Kattis output validator is given."""
@@ -377,7 +377,7 @@ def _memory(value: Any) -> int | None:
     return None if mb is None else int(mb)
 
 
-def _checker(raw: Any) -> Checker | None:
+def _checker(raw: Any) -> CheckerProgram | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("source"), str):
@@ -397,4 +397,4 @@ def _checker(raw: Any) -> Checker | None:
         for k, v in files.items()
     ):
         raise SpecProblem("the checker's 'files' must map plain file names to their text")
-    return Checker(language, raw["source"], dict(files), protocol)
+    return CheckerProgram(language, raw["source"], dict(files), protocol)
