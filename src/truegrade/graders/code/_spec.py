@@ -31,6 +31,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from truegrade.core import TruegradeError
 from truegrade.graders.code._conventions import parse_kattis_flags
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._rows import from_dataset_row
@@ -58,7 +59,7 @@ repeats ignored), ``not_none`` (only whether there is an answer: a ``bool`` answ
 itself, any other as ``answer is not None``; for functions that return a ``re.Match`` or None)."""
 
 
-class SpecProblem(ValueError):
+class SpecProblem(TruegradeError, ValueError):
     """The row's test spec is unusable; the message says what is wrong."""
 
 
