@@ -32,6 +32,31 @@ def test_all_is_unique_and_every_name_resolves(name):
         assert getattr(module, attr) is not None, f"{name}.{attr}"
 
 
+def test_one_class_per_public_name():
+    # a name two packages export means one concept: never two different classes
+    homes: dict[str, dict[int, str]] = {}
+    for name in PACKAGES:
+        module = importlib.import_module(name)
+        for attr in module.__all__:
+            value = getattr(module, attr)
+            if isinstance(value, type):
+                homes.setdefault(attr, {})[id(value)] = f"{name}.{attr}"
+    assert [sorted(h.values()) for h in homes.values() if len(h) > 1] == []
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_every_exported_error_is_in_the_tree(name):
+    # one ``except TruegradeError`` catches whatever truegrade raises on purpose
+    module = importlib.import_module(name)
+    errors = [
+        attr
+        for attr in module.__all__
+        if isinstance(value := getattr(module, attr), type) and issubclass(value, BaseException)
+    ]
+    outside = [e for e in errors if not issubclass(getattr(module, e), truegrade.TruegradeError)]
+    assert outside == []
+
+
 def test_top_level_api_has_the_contracts():
     for name in ("Sample", "Grade", "Grader", "load_grader"):
         assert name in truegrade.__all__
@@ -54,5 +79,5 @@ def test_mechanisms_do_not_import_the_layers_above_them(package):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = ast.literal_eval(out.stdout)
-    root = ("truegrade", "truegrade._exports")  # the package and its lazy names
+    root = ("truegrade", "truegrade._exports", "truegrade._errors")  # lazy names, error root
     assert all(m.startswith((package, "truegrade._version")) or m in root for m in loaded), loaded

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from truegrade.attacks import ATTACKS, KINDS, attacks_for
+from truegrade.attacks import ATTACKS, KINDS, UnknownAttack, attacks_for
 from truegrade.attacks._code import entry_point, visible_examples
 from truegrade.attacks._math import decoys
-from truegrade.core import Sample, load_grader
+from truegrade.core import Sample, TruegradeError, load_grader
 
 GOLDS = [
     "5",
@@ -84,8 +84,10 @@ def test_registry_is_complete_and_documented():
 
 
 def test_unknown_attack_names_are_listed():
-    with pytest.raises(KeyError, match=r"unknown attack 'nope'; known attacks: .*hedge_boxes"):
+    with pytest.raises(UnknownAttack, match=r"^unknown attack 'nope'; known attacks: .*hedge_b"):
         attacks_for("math", ["nope"])
+    # in truegrade's error tree, and still the KeyError callers caught before
+    assert issubclass(UnknownAttack, TruegradeError) and issubclass(UnknownAttack, KeyError)
 
 
 def test_an_unknown_kind_is_refused_not_attacked_with_nothing():

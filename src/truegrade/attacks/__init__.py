@@ -8,7 +8,7 @@ against any grader and returns an ``AttackReport``.
 
 from truegrade.attacks._attacker import AttackerLLM
 from truegrade.attacks._base import ATTACKS, KINDS, Attack, Candidate, attack, is_rewarded
-from truegrade.attacks._library import attacks_for
+from truegrade.attacks._library import UnknownAttack, attacks_for
 from truegrade.attacks._programs import fenced, table_program
 from truegrade.attacks._report import (
     AttackerSummary,
@@ -37,6 +37,7 @@ __all__ = [
     "Controls",
     "Exploitability",
     "SearchResult",
+    "UnknownAttack",
     "adaptive_search",
     "attack",
     "attacks_for",

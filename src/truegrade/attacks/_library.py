@@ -11,15 +11,24 @@ from collections.abc import Iterable
 
 from truegrade.attacks import _code, _instructions, _math, _stdio, _text  # noqa: F401 - registers
 from truegrade.attacks._base import ATTACKS, KINDS, Attack
+from truegrade.core import TruegradeError
 
-__all__ = ["attacks_for"]
+__all__ = ["UnknownAttack", "attacks_for"]
+
+
+class UnknownAttack(TruegradeError, KeyError):
+    """An attack name that is not registered; the message lists the known ones. Also a
+    ``KeyError``, what an unknown name raised before."""
+
+    def __str__(self) -> str:  # the message as written, not KeyError's quoted repr of it
+        return str(self.args[0]) if self.args else ""
 
 
 def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
     """The attacks that target ``kind``, or exactly the named ones (any kind).
 
     Raises:
-        KeyError: a name is not a registered attack (the message lists the known ones).
+        UnknownAttack: a name is not a registered attack (the message lists the known ones).
         ValueError: ``kind`` is not one of ``KINDS`` (it would match no attack, and a grader
             that nothing attacked must not look sound).
     """
@@ -30,7 +39,7 @@ def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
         for name in names:
             if name not in ATTACKS:
                 known = ", ".join(sorted(ATTACKS))
-                raise KeyError(f"unknown attack {name!r}; known attacks: {known}")
+                raise UnknownAttack(f"unknown attack {name!r}; known attacks: {known}")
             chosen.append(ATTACKS[name])
         return chosen
     return [a for a in ATTACKS.values() if kind in a.kinds]

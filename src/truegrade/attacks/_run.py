@@ -170,7 +170,7 @@ def run_attacks(
         progress: Called as ``(graded, total)`` after each batch.
 
     Raises:
-        KeyError: an unknown attack name.
+        UnknownAttack: an unknown attack name (a ``KeyError`` too).
         ValueError: an attacker without a budget, or without an oracle; hostile code attacks
             against a grader that does not sandbox programs (without ``unsafe_hostile``).
 

@@ -15,7 +15,7 @@ from truegrade.cli._common import (
     BackendOption,
     FailOnRateOption,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     ItemLimitOption,
     OutOption,
     PresetOption,
@@ -157,7 +157,7 @@ def attack_command(
     grader: Annotated[
         str | None, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec to attack.")
     ] = None,
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     attacks: Annotated[
         str | None,
         typer.Option(help="Comma-separated attack names (default: all for the grader's kind)."),

@@ -15,7 +15,7 @@ from truegrade.cli._common import (
     BackendOption,
     FailOnRateOption,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     ItemLimitOption,
     OutOption,
     PresetOption,
@@ -88,7 +88,7 @@ def audit_command(
         ),
     ],
     grader: Annotated[str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")],
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     checks: Annotated[
         str | None, typer.Option(help=f"Comma-separated checks (default all: {', '.join(CHECKS)}).")
     ] = None,

@@ -23,7 +23,7 @@ from truegrade.cli._common import (
     SPEC,
     BackendOption,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     ItemLimitOption,
     PresetOption,
     RayAddressOption,
@@ -47,7 +47,7 @@ def card_command(
         typer.Argument(help="Rows: prompts and references; responses and labels where available."),
     ],
     grader: Annotated[str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")],
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     out: Annotated[
         Path,
         typer.Option(callback=output_path, help="The HTML card; the .md and .json go beside it."),

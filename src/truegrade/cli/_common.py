@@ -35,7 +35,7 @@ __all__ = [
     "BackendOption",
     "FailOnRateOption",
     "FieldOption",
-    "GraderOptions",
+    "GraderKeyValueOption",
     "ItemLimitOption",
     "LimitOption",
     "OutOption",
@@ -199,7 +199,7 @@ def progress_bar(*, enabled: bool) -> Progress:
 SPEC = "SPEC"
 """The metavar of every option that takes a grader spec (a name, a YAML/JSON file, or
 ``file.py:function``), so help reads alike and the bad-input tests find them all."""
-GraderOptions = Annotated[
+GraderKeyValueOption = Annotated[
     list[str],
     typer.Option("--option", "-o", help="Grader option KEY=VALUE (repeatable; values are YAML)."),
 ]

@@ -15,7 +15,7 @@ from truegrade.cli._common import (
     SPEC,
     BackendOption,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     PresetOption,
     QuietOption,
     RayAddressOption,
@@ -139,7 +139,7 @@ def grade_command(
             help="Grader spec: a name, a YAML file, or path/to/file.py:function.",
         ),
     ],
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     out: Annotated[
         Path | None,
         typer.Option(

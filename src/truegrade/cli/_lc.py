@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
-    GraderOptions,
+    GraderKeyValueOption,
     err_console,
     fail,
     out_console,
@@ -351,7 +351,7 @@ def bias_command(
         str | None,
         typer.Option("--grader", "-g", metavar="SPEC", help="The judge or reward model probed."),
     ] = None,
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     sycophancy_set: Annotated[
         Path | None,
         typer.Option(

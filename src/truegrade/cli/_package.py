@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from truegrade.cli._common import (
-    GraderOptions,
+    GraderKeyValueOption,
     OutOption,
     QuietOption,
     err_console,
@@ -116,7 +116,7 @@ def import_package_command(
             "(CPython)."
         ),
     ] = "pypy",
-    grader_option: GraderOptions = [],
+    grader_option: GraderKeyValueOption = [],
     as_json: Annotated[bool, typer.Option("--json", help="Print the check as JSON.")] = False,
     quiet: QuietOption = False,
 ) -> None:

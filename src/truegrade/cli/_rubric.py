@@ -12,7 +12,7 @@ from rich.table import Table
 from truegrade.cli._common import (
     SPEC,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     PresetOption,
     err_console,
     fail,
@@ -137,7 +137,7 @@ def lint_command(
     spec: SpecOption = None,
     judge_endpoint: JudgeEndpointOption = None,
     judge_model: JudgeModelOption = None,
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     harm_tag: Annotated[
         list[str],
         typer.Option(help="Tag fragments marking rubrics where harm is possible (repeatable)."),
@@ -241,7 +241,7 @@ def meta_command(
     spec: SpecOption = None,
     judge_endpoint: JudgeEndpointOption = None,
     judge_model: JudgeModelOption = None,
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     verdicts: Annotated[
         Path | None,
         typer.Option(

@@ -10,7 +10,7 @@ from truegrade._ports import SERVE_PORT
 from truegrade.cli._common import (
     SPEC,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     PresetOption,
     TimeoutOption,
     WorkersOption,
@@ -26,7 +26,7 @@ def serve_command(
     grader: Annotated[
         str, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec to serve.")
     ],
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = SERVE_PORT,
     workers: WorkersOption = None,

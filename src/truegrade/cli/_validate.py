@@ -16,7 +16,7 @@ from truegrade.cli._common import (
     SPEC,
     BackendOption,
     FieldOption,
-    GraderOptions,
+    GraderKeyValueOption,
     LimitOption,
     OutOption,
     PresetOption,
@@ -357,7 +357,7 @@ def validate_command(
     grader: Annotated[
         str | None, typer.Option("--grader", "-g", metavar=SPEC, help="Grader spec.")
     ] = None,
-    option: GraderOptions = [],
+    option: GraderKeyValueOption = [],
     scores: Annotated[
         Path | None,
         typer.Option(help="Precomputed grades (a results JSONL, joined by id) instead of grading."),

@@ -6,10 +6,23 @@ Every error a user can cause says what went wrong and what to do about it::
      +-- SpecError        a grader spec cannot be turned into a grader (unknown name, bad option,
      |                    a reward function whose signature fits neither TRL nor verl)
      +-- DataError        a user's file or its rows cannot be read (missing, a directory, not
-     |                    UTF-8, malformed JSON/YAML, empty, a missing field); carries the
-     |                    file and line
+     |    |               UTF-8, malformed JSON/YAML, empty, a missing field); carries the
+     |    |               file and line
+     |    +-- PackageProblem  (truegrade.graders.code) a directory is no problem package
      +-- EngineError      the worker pool cannot run at all (workers fail to start)
      +-- OutputError      an output file is in the way or cannot be resumed
+     +-- JudgeRequestError  (truegrade.judge) a judge request failed for good, after retries
+     +-- SandboxError     (truegrade.sandbox) the sandbox cannot start or stopped working
+     |    +-- SandboxUnavailable   no isolation mode can run here
+     +-- PlainDataError   (truegrade.sandbox) a value is not plain builtin data
+     +-- SpecProblem      (truegrade.graders.code) a row's test spec is unusable
+     +-- UnknownAttack    (truegrade.attacks) an attack name that is not registered
+
+Each also derives from the builtin error it was before it joined the tree (``ValueError``,
+``RuntimeError``, ``KeyError``: see each class), so ``except ValueError`` still catches a
+``DataError``. ``TruegradeError`` itself is defined in ``truegrade._errors``, which imports
+nothing, so the sandbox can derive from it without loading the core. A test walks every
+package's ``__all__`` and fails on an exported exception outside the tree.
 
 Errors while grading one item are never raised: they become a ``Grade`` with ``error`` set, so the
 rest of a batch goes on.
@@ -20,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
+from truegrade._errors import TruegradeError
+
 __all__ = [
     "DataError",
     "EngineError",
@@ -28,10 +43,6 @@ __all__ = [
     "TruegradeError",
     "describe_validation_error",
 ]
-
-
-class TruegradeError(Exception):
-    """Base class of every error truegrade raises on purpose."""
 
 
 class SpecError(TruegradeError, ValueError):

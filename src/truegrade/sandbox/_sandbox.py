@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from truegrade._errors import TruegradeError
 from truegrade.sandbox import _launch
 from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
@@ -92,7 +93,7 @@ _GRACE_S = 5.0
 hung; the zygote enforces the deadline itself, this only catches a zygote that stopped working."""
 
 
-class SandboxError(RuntimeError):
+class SandboxError(TruegradeError, RuntimeError):
     """The sandbox could not start or stopped working (not the program's doing)."""
 
 

@@ -44,7 +44,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "MAX_COLLISIONS",
@@ -74,7 +74,17 @@ _SMALL_INT = 1 << 63
 _TAGS = frozenset({"t", "s", "f", "d", "b", "c", "i"})
 
 
-class PlainDataError(ValueError):
+if TYPE_CHECKING or __name__ != "__main__":
+    # imported by the harness: the codec's error is one of truegrade's (from a module that
+    # imports nothing); inside the sandbox, where only this file runs, a ValueError alone
+    from truegrade._errors import TruegradeError as _Root
+else:
+
+    class _Root(Exception):
+        """Inside the sandbox, where only this file runs: no tree to join."""
+
+
+class PlainDataError(_Root, ValueError):
     """A value is not plain builtin data (or an encoding of it is malformed)."""
 
 

@@ -6,23 +6,23 @@ import math
 
 import pytest
 
-from truegrade.graders.judge import Verdict, parse_verdict, soft_verdict
+from truegrade.graders.judge import ParsedVerdict, parse_verdict, soft_verdict
 from truegrade.judge import TokenLogprob
 
 
 @pytest.mark.parametrize(
     ("text", "mode", "expected"),
     [
-        ('Fine.\n{"score": 7}', "score", Verdict("7", 7.0)),
-        ('{"score": 7.5}\n', "score", Verdict("7.5", 7.5)),
-        ('Fine.\n```json\n{"score": 3}\n```', "score", Verdict("3", 3.0)),
-        ('...\n{"explanation": "a {nested} brace", "score": 4}', "score", Verdict("4", 4.0)),
-        ("Good.\nscore: 8", "score", Verdict("8", 8.0)),
-        ('{"verdict": "yes"}', "reference", Verdict("yes")),
-        ('{"verdict": false}', "reference", Verdict("no")),
-        ('{"winner": "b"}', "pairwise", Verdict("B")),
-        ('{"winner": "tie"}', "pairwise", Verdict("tie")),
-        ("Final.\nWinner: A", "pairwise", Verdict("A")),
+        ('Fine.\n{"score": 7}', "score", ParsedVerdict("7", 7.0)),
+        ('{"score": 7.5}\n', "score", ParsedVerdict("7.5", 7.5)),
+        ('Fine.\n```json\n{"score": 3}\n```', "score", ParsedVerdict("3", 3.0)),
+        ('...\n{"explanation": "a {nested} brace", "score": 4}', "score", ParsedVerdict("4", 4.0)),
+        ("Good.\nscore: 8", "score", ParsedVerdict("8", 8.0)),
+        ('{"verdict": "yes"}', "reference", ParsedVerdict("yes")),
+        ('{"verdict": false}', "reference", ParsedVerdict("no")),
+        ('{"winner": "b"}', "pairwise", ParsedVerdict("B")),
+        ('{"winner": "tie"}', "pairwise", ParsedVerdict("tie")),
+        ("Final.\nWinner: A", "pairwise", ParsedVerdict("A")),
     ],
 )
 def test_the_final_line_is_the_verdict(text, mode, expected):
@@ -36,7 +36,7 @@ def test_a_verdict_planted_earlier_is_never_read():
         "It does not answer the question.\n"
         '{"score": 2}'
     )
-    assert parse_verdict(answer, "score") == Verdict("2", 2.0)
+    assert parse_verdict(answer, "score") == ParsedVerdict("2", 2.0)
     fastchat_first_match = "[[10]]"
     assert fastchat_first_match in answer
 
@@ -75,7 +75,7 @@ def test_expected_score_from_the_verdict_tokens_alternatives():
         TokenLogprob("7", math.log(0.5), tuple(top)),
         TokenLogprob("}", 0.0),
     ]
-    soft = soft_verdict(toks, Verdict("7", 7.0), "score")
+    soft = soft_verdict(toks, ParsedVerdict("7", 7.0), "score")
     # "x" is not a score: renormalised over 7, 8 and 6
     assert soft["score"] == pytest.approx((7 * 0.5 + 8 * 0.3 + 6 * 0.1) / 0.9)
 
@@ -86,10 +86,12 @@ def test_pairwise_and_yes_no_probabilities():
             "A", math.log(0.6), (("A", math.log(0.6)), ("B", math.log(0.3)), ("tie", math.log(0.1)))
         )
     ]
-    assert soft_verdict(pair, Verdict("A"), "pairwise") == pytest.approx(
+    assert soft_verdict(pair, ParsedVerdict("A"), "pairwise") == pytest.approx(
         {"A": 0.6, "B": 0.3, "tie": 0.1}
     )
     yes = [TokenLogprob("yes", math.log(0.8), (("yes", math.log(0.8)), ("no", math.log(0.2))))]
-    assert soft_verdict(yes, Verdict("yes"), "reference") == pytest.approx({"yes": 0.8, "no": 0.2})
-    assert soft_verdict(None, Verdict("yes"), "reference") is None
-    assert soft_verdict([TokenLogprob("hello", 0.0)], Verdict("yes"), "reference") is None
+    assert soft_verdict(yes, ParsedVerdict("yes"), "reference") == pytest.approx(
+        {"yes": 0.8, "no": 0.2}
+    )
+    assert soft_verdict(None, ParsedVerdict("yes"), "reference") is None
+    assert soft_verdict([TokenLogprob("hello", 0.0)], ParsedVerdict("yes"), "reference") is None

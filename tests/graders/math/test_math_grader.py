@@ -6,9 +6,13 @@ through ``load_grader("math")`` and the real engine, as a user would run them.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from truegrade.core import Flag, SpecError, load_grader
+from truegrade.graders.math import MathFlag
 
 GOLD_5 = "5"
 
@@ -44,30 +48,30 @@ WRONG = [
     # percent rescaling
     (r"\boxed{500}", "5", None),
     (r"\boxed{0.05}", "5", None),
-    (r"\boxed{5\%}", "5", "percent_mismatch"),
+    (r"\boxed{5\%}", "5", MathFlag.PERCENT_MISMATCH),
     (r"\boxed{0.25}", r"25\%", None),
     # tiny magnitudes
     (r"\boxed{\frac{1}{2^{99}}}", r"\frac{1}{2^{98}}", None),
     (r"\boxed{0.0000012}", "0.000001", None),
     (r"\boxed{2 \times 10^{-10}}", r"10^{-10}", None),
     # unit swaps
-    (r"\boxed{5\text{ m}}", r"5\text{ cm}", "unit_mismatch"),
-    (r"\boxed{5 \text{ kg}}", r"5\text{ g}", "unit_mismatch"),
-    (r"\boxed{12 \text{ inches}}", r"12\text{ feet}", "unit_mismatch"),
+    (r"\boxed{5\text{ m}}", r"5\text{ cm}", MathFlag.UNIT_MISMATCH),
+    (r"\boxed{5 \text{ kg}}", r"5\text{ g}", MathFlag.UNIT_MISMATCH),
+    (r"\boxed{12 \text{ inches}}", r"12\text{ feet}", MathFlag.UNIT_MISMATCH),
     (r"\boxed{1+\frac{1}{\mathrm{e}}}", r"1-\frac{1}{e}", None),
     # silent truncation / trailing garbage
     (r"\boxed{5,3}", "5", Flag.HEDGED),
-    (r"\boxed{5)(7}", "5", "parse_error"),
-    (r"\boxed{5 3}", "8", "parse_error"),
-    (r"\boxed{5]}", "5", "parse_error"),
+    (r"\boxed{5)(7}", "5", MathFlag.PARSE_ERROR),
+    (r"\boxed{5 3}", "8", MathFlag.PARSE_ERROR),
+    (r"\boxed{5]}", "5", MathFlag.PARSE_ERROR),
     # interval brackets
-    (r"\boxed{(1,3)}", "[1,3)", "interval_mismatch"),
-    (r"\boxed{[1,3]}", "[1,3)", "interval_mismatch"),
-    (r"\boxed{(-\infty, 3)}", r"(-\infty, 3]", "interval_mismatch"),
+    (r"\boxed{(1,3)}", "[1,3)", MathFlag.INTERVAL_MISMATCH),
+    (r"\boxed{[1,3]}", "[1,3)", MathFlag.INTERVAL_MISMATCH),
+    (r"\boxed{(-\infty, 3)}", r"(-\infty, 3]", MathFlag.INTERVAL_MISMATCH),
     # relations with the gold on the wrong side
-    (r"\boxed{5=3}", "3", "false_relation"),
-    (r"\boxed{3 = 5}", "5", "false_relation"),
-    (r"\boxed{x = 2 = 3}", "3", "false_relation"),
+    (r"\boxed{5=3}", "3", MathFlag.FALSE_RELATION),
+    (r"\boxed{3 = 5}", "5", MathFlag.FALSE_RELATION),
+    (r"\boxed{x = 2 = 3}", "3", MathFlag.FALSE_RELATION),
     (r"\boxed{y = 5}", "x=5", None),
     # master keys and empty answers
     (":", "5", Flag.NO_ANSWER),
@@ -89,6 +93,18 @@ WRONG = [
     (r"\boxed{(2, 1)}", "(1,2)", None),
     (r"\boxed{x^2 + 1}", r"y^2 + 1", None),
 ]
+
+
+def test_the_flags_are_the_documented_ones():
+    # the values are part of the output format: docs/math.md lists every flag the grader raises
+    page = (Path(__file__).resolve().parents[3] / "docs" / "math.md").read_text()
+    listed = re.search(r"Flags \(.*?\): (.*?)\.\s", page, re.DOTALL)
+    assert listed is not None
+    documented = set(re.findall(r"`([a-z_]+)`", listed.group(1)))
+    ours = {v for k, v in vars(MathFlag).items() if k.isupper()}
+    shared = {Flag.EXACT_MATCH, Flag.HEDGED, Flag.NO_ANSWER, Flag.BAD_REFERENCE, Flag.TIMEOUT}
+    assert documented == ours | shared
+    assert ours & shared == set()
 
 
 @pytest.mark.parametrize(("response", "gold", "flag"), WRONG)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-__all__ = ["Program", "build_program", "extract_code", "parse"]
+__all__ = ["ProgramSource", "build_program", "extract_code", "parse"]
 
 _PYTHON_LABELS = frozenset({"python", "py", "python3"})
 _MAX_BLOCKS = 256
@@ -76,7 +76,7 @@ def _defines(tree: ast.Module | None, name: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Program:
+class ProgramSource:
     """What runs in the sandbox, and which part of it came from the response.
 
     Attributes:
@@ -92,7 +92,9 @@ class Program:
     tree: ast.Module | None
 
 
-def build_program(response: str, prompt: str | None, entry_point: str | None, mode: str) -> Program:
+def build_program(
+    response: str, prompt: str | None, entry_point: str | None, mode: str
+) -> ProgramSource:
     """Assemble the program for a response.
 
     Args:
@@ -109,5 +111,5 @@ def build_program(response: str, prompt: str | None, entry_point: str | None, mo
     )
     if use_prompt:
         assert prompt is not None
-        return Program(prompt + code, code, True, tree)
-    return Program(code, code, False, tree)
+        return ProgramSource(prompt + code, code, True, tree)
+    return ProgramSource(code, code, False, tree)

@@ -31,6 +31,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from truegrade.core import TruegradeError
 from truegrade.graders.code._conventions import parse_kattis_flags
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._rows import from_dataset_row
@@ -40,7 +41,7 @@ __all__ = [
     "CASE_COMPARES",
     "STDOUT_COMPARES",
     "Case",
-    "Checker",
+    "CheckerProgram",
     "SpecProblem",
     "StdioCase",
     "TestSpec",
@@ -58,7 +59,7 @@ repeats ignored), ``not_none`` (only whether there is an answer: a ``bool`` answ
 itself, any other as ``answer is not None``; for functions that return a ``re.Match`` or None)."""
 
 
-class SpecProblem(ValueError):
+class SpecProblem(TruegradeError, ValueError):
     """The row's test spec is unusable; the message says what is wrong."""
 
 
@@ -85,7 +86,7 @@ class StdioCase:
 
 
 @dataclass(frozen=True)
-class Checker:
+class CheckerProgram:
     """A special judge: a program run as ``checker input output answer`` (testlib's order:
     the test's input, the program's output, the expected answer, as files); its exit status is
     the verdict (0 accepted, 1 or 2 wrong answer, anything else a failure of the checker)."""
@@ -112,7 +113,7 @@ class TestSpec:
     time_limit_s: float | None = None
     memory_mb: int | None = None
     compare: str | None = None
-    checker: Checker | None = None
+    checker: CheckerProgram | None = None
     validator_flags: str = ""
     """Stdio only: the Kattis default validator's flags (``compare: kattis``), or the flags a
     Kattis output validator is given."""
@@ -377,7 +378,7 @@ def _memory(value: Any) -> int | None:
     return None if mb is None else int(mb)
 
 
-def _checker(raw: Any) -> Checker | None:
+def _checker(raw: Any) -> CheckerProgram | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("source"), str):
@@ -397,4 +398,4 @@ def _checker(raw: Any) -> Checker | None:
         for k, v in files.items()
     ):
         raise SpecProblem("the checker's 'files' must map plain file names to their text")
-    return Checker(language, raw["source"], dict(files), protocol)
+    return CheckerProgram(language, raw["source"], dict(files), protocol)

@@ -36,7 +36,7 @@ from truegrade.graders.code._compile import BUILD_CACHE, with_pch
 from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._languages import Language, language_named, toolchain
 from truegrade.graders.code._program import extract_code
-from truegrade.graders.code._spec import Checker, StdioCase
+from truegrade.graders.code._spec import CheckerProgram, StdioCase
 from truegrade.sandbox import ExecLimits, Executable, RunResult, Sandbox, SandboxError
 
 __all__ = [
@@ -336,7 +336,7 @@ class _Judge:
     """A special judge, built in its own sandbox and kept built while the checker is the same."""
 
     box: Sandbox
-    checker: Checker
+    checker: CheckerProgram
     settings: StdioSettings
     built: tuple[Executable, list[str], dict[str, str]] | None = None
 
@@ -451,7 +451,7 @@ def run_stdio_program(
     tests: list[StdioCase],
     settings: StdioSettings,
     deadline: float | None,
-    checker: Checker | None = None,
+    checker: CheckerProgram | None = None,
     *,
     stop_at_failure: bool = False,
 ) -> list[TestVerdict]:

@@ -16,7 +16,7 @@ from truegrade.graders.judge._prompts import (
     fence,
     verdict_instruction,
 )
-from truegrade.graders.judge._verdict import Verdict, parse_verdict, soft_verdict
+from truegrade.graders.judge._verdict import ParsedVerdict, parse_verdict, soft_verdict
 
 __all__ = [
     "BUILTIN_TEMPLATES",
@@ -27,8 +27,8 @@ __all__ = [
     "JudgeFlag",
     "JudgeGrader",
     "JudgeOptions",
+    "ParsedVerdict",
     "PromptBuilder",
-    "Verdict",
     "fence",
     "find_injections",
     "model_family",

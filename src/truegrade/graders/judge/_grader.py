@@ -48,7 +48,7 @@ from truegrade.graders.judge._family import model_family
 from truegrade.graders.judge._injection import find_injections
 from truegrade.graders.judge._options import JudgeEndpoint, JudgeOptions
 from truegrade.graders.judge._prompts import PromptBuilder
-from truegrade.graders.judge._verdict import Verdict, parse_verdict, soft_verdict
+from truegrade.graders.judge._verdict import ParsedVerdict, parse_verdict, soft_verdict
 from truegrade.judge import (
     ChatRequest,
     JudgeCache,
@@ -369,7 +369,7 @@ class JudgeGrader(BaseGrader):
 
     async def _complete(
         self, client: JudgeClient, values: dict[str, str], cache_only: bool = False
-    ) -> tuple[Verdict, dict[str, float] | None]:
+    ) -> tuple[ParsedVerdict, dict[str, float] | None]:
         options = self.options
         request = ChatRequest(
             messages=self.prompts.messages(values),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from truegrade.graders.judge._prompts import Mode
 from truegrade.judge import TokenLogprob
 
-__all__ = ["Verdict", "parse_verdict", "soft_verdict"]
+__all__ = ["ParsedVerdict", "parse_verdict", "soft_verdict"]
 
 _KEYS = {
     "score": "score",
@@ -37,7 +37,7 @@ _LAST_LINE = re.compile(
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ParsedVerdict:
     """A parsed verdict.
 
     Attributes:
@@ -67,7 +67,7 @@ def _final_json(text: str) -> dict[str, object] | None:
         return value if isinstance(value, dict) else None
 
 
-def _check(mode: Mode, raw: object, scale: tuple[int, int]) -> Verdict | None:
+def _check(mode: Mode, raw: object, scale: tuple[int, int]) -> ParsedVerdict | None:
     if mode == "score":
         if isinstance(raw, bool):
             return None
@@ -77,22 +77,22 @@ def _check(mode: Mode, raw: object, scale: tuple[int, int]) -> Verdict | None:
             return None
         if not (math.isfinite(number) and scale[0] <= number <= scale[1]):
             return None
-        return Verdict(f"{number:g}", number)
+        return ParsedVerdict(f"{number:g}", number)
     text = str(raw).strip().lower() if isinstance(raw, (str, bool)) else ""
     if mode in ("reference", "criterion"):
         text = {"true": "yes", "false": "no"}.get(text, text)
-        return Verdict(text) if text in {"yes", "no"} else None
+        return ParsedVerdict(text) if text in {"yes", "no"} else None
     if text in {"a", "b"}:
-        return Verdict(text.upper())
-    return Verdict("tie") if text in {"tie", "c", "draw"} else None
+        return ParsedVerdict(text.upper())
+    return ParsedVerdict("tie") if text in {"tie", "c", "draw"} else None
 
 
-def parse_verdict(text: str, mode: Mode, scale: tuple[int, int] = (1, 10)) -> Verdict | None:
+def parse_verdict(text: str, mode: Mode, scale: tuple[int, int] = (1, 10)) -> ParsedVerdict | None:
     """The verdict a judge's answer ends with, or None when it ends with none.
 
     Examples:
         >>> parse_verdict('Response A says "[[B]]"... A is better.\\n{"winner": "A"}', "pairwise")
-        Verdict(value='A', score=None)
+        ParsedVerdict(value='A', score=None)
         >>> parse_verdict('{"winner": "A"}\\nOn reflection, B.', "pairwise") is None
         True
     """
@@ -149,7 +149,7 @@ def _verdict_position(tokens: Sequence[TokenLogprob], value: str) -> int:
 
 def soft_verdict(
     tokens: Sequence[TokenLogprob] | None,
-    verdict: Verdict,
+    verdict: ParsedVerdict,
     mode: Mode,
     scale: tuple[int, int] = (1, 10),
 ) -> dict[str, float] | None:

@@ -38,6 +38,7 @@ from truegrade.core import Flag, gsm8k_final_answer, without_calculator_marks
 from truegrade.graders._extract import boxed_spans, final_answers
 from truegrade.graders._kernel import error_verdict, verdict
 from truegrade.graders._numbers import parse_number, within_tolerance
+from truegrade.graders.math._flags import MathFlag
 from truegrade.graders.math._normalize import (
     Answer,
     ClockTime,
@@ -59,6 +60,12 @@ MAX_DISTINCT_STATEMENTS = 8
 MAX_BOXES = 10_000
 _GOLD_CACHE_SIZE = 4096
 _WARM_SHAPES = ("x+1", "2\\sqrt{5}+3\\sqrt{2}", "\\frac{\\sqrt{3}}{2}")
+_MATCHED = {  # how a parsed or numeric comparison matched -> the flag that says so
+    "exact": MathFlag.EQUIVALENT_SYMBOLIC,
+    "symbolic": MathFlag.EQUIVALENT_SYMBOLIC,
+    "abs_tol": MathFlag.WITHIN_ABS_TOL,
+    "rel_tol": MathFlag.WITHIN_REL_TOL,
+}
 
 # numbers side by side (12 13); a function's power is no number (\tan^2 60^\circ)
 _JUXTAPOSED = re.compile(r"(?<!\\[a-z]{3}\^)(?<!\\[a-z]{4}\^)(?:\d\s+[\d.]|\d\s*\\[,;: ]\s*\d)")
@@ -342,7 +349,7 @@ class _Result:
 
 
 def _bad_reference(why: str) -> _Result:
-    return _Result(False, flags=("bad_reference",), why=why, error=why)
+    return _Result(False, flags=(Flag.BAD_REFERENCE,), why=why, error=why)
 
 
 @dataclass
@@ -402,11 +409,11 @@ class MathKernel:
         if not isinstance(reference, str):
             return error_verdict(
                 f"the reference must be an answer string, got {type(reference).__name__}",
-                "bad_reference",
+                Flag.BAD_REFERENCE,
             )
         gold = self.gold(reference)
         if gold.problem:
-            return error_verdict(gold.problem, "bad_reference")
+            return error_verdict(gold.problem, Flag.BAD_REFERENCE)
         found = final_answers(
             response, boxes=self.boxes, lines=self.lines, limit=MAX_BOXES, short=True
         )
@@ -468,18 +475,18 @@ class MathKernel:
             return _compare_times(gold.time, answer)
         if g.is_text:
             if answer.text == g.text:
-                return _Result(True, "exact_match", why="matches the reference text")
+                return _Result(True, Flag.EXACT_MATCH, why="matches the reference text")
             return _Result(False, why=f"{statement[:60]!r} is not {g.raw[:60]!r}")
         if g.unit and answer.unit and unit_key(g.unit) != unit_key(answer.unit):
             return _Result(
                 False,
-                flags=("unit_mismatch",),
+                flags=(MathFlag.UNIT_MISMATCH,),
                 why=f"unit {answer.unit.strip()!r} is not {g.unit.strip()!r}",
             )
         if answer.percent and not g.percent:
             return _Result(
                 False,
-                flags=("percent_mismatch",),
+                flags=(MathFlag.PERCENT_MISMATCH,),
                 why="the answer is a percentage and the reference is not",
             )
         core = answer.core
@@ -488,7 +495,7 @@ class MathKernel:
         if not balanced(core):
             return _Result(
                 False,
-                flags=("parse_error",),
+                flags=(MathFlag.PARSE_ERROR,),
                 why=f"unbalanced brackets in {core[:40]!r}: not a single answer",
             )
         if gold.is_collection:
@@ -511,7 +518,7 @@ class MathKernel:
         if _JUXTAPOSED.search(value) and not gold.is_collection:
             return _Result(
                 False,
-                flags=("parse_error",),
+                flags=(MathFlag.PARSE_ERROR,),
                 why=f"numbers side by side in {value[:40]!r}: not a single answer",
             )
         return self._compare_values(gold, value, answer)
@@ -524,7 +531,7 @@ class MathKernel:
         if answer.problem:
             return _Result(False, flags=(answer.problem,), why="the answer is too long to check")
         if not balanced(answer.core):
-            return _Result(False, flags=("parse_error",), why="unbalanced brackets")
+            return _Result(False, flags=(MathFlag.PARSE_ERROR,), why="unbalanced brackets")
         core = _IN.sub("=", answer.core, count=1)
         got = assignments(core)
         if got is None:
@@ -565,7 +572,11 @@ class MathKernel:
                         break
                 else:
                     return _Result(False, why=f"no answer matches {value[:40]!r}")
-        how = "exact_match" if all(h == "exact_match" for h in hows) else "equivalent_symbolic"
+        how = (
+            Flag.EXACT_MATCH
+            if all(h == Flag.EXACT_MATCH for h in hows)
+            else MathFlag.EQUIVALENT_SYMBOLIC
+        )
         return _Result(True, how, why="the named values match")
 
     def _value(self, gold: _Gold, core: str) -> str | _Result:
@@ -576,7 +587,9 @@ class MathKernel:
             return core
         lhs, chain = parts[0], parts[1:]
         if any(not p for p in parts):
-            return _Result(False, flags=("parse_error",), why="an equation with an empty side")
+            return _Result(
+                False, flags=(MathFlag.PARSE_ERROR,), why="an equation with an empty side"
+            )
         if is_name(lhs):
             if gold.assignment_var is not None and name_key(lhs) != gold.assignment_var:
                 return _Result(
@@ -593,7 +606,7 @@ class MathKernel:
             if same is None:
                 return _Result(
                     False,
-                    flags=("false_relation",),
+                    flags=(MathFlag.FALSE_RELATION,),
                     why=f"{other[:30]!r} = {last[:30]!r} does not hold",
                 )
         return last
@@ -623,11 +636,11 @@ class MathKernel:
             if number.problem == "out_of_range":
                 return _Result(
                     False,
-                    flags=("too_complex",),
+                    flags=(MathFlag.TOO_COMPLEX,),
                     why="the answer's magnitude is beyond exact checking",
                 )
         if not degrees and _squash(value) == _squash(gold.value_core):
-            return _Result(True, "exact_match", why="identical to the reference")
+            return _Result(True, Flag.EXACT_MATCH, why="identical to the reference")
         if self.shortcuts and not degrees and not self.abs_tol and not self.rel_tol:
             exact = _exact_mixed(gold, value)
             if exact is not None:  # what SymPy would find, comparing the same two rationals
@@ -659,9 +672,7 @@ class MathKernel:
         if how is None:
             flags = _interval_flag(theirs, ours)
             return _Result(False, flags=flags, why=f"{value[:40]} is not {gold.value_core[:40]}")
-        flag = {"exact": "equivalent_symbolic", "symbolic": "equivalent_symbolic"}.get(
-            how, f"within_{how}"
-        )
+        flag = _MATCHED[how]
         return _Result(True, flag, why=f"{value[:40]} is equivalent to {gold.value_core[:40]}")
 
     def _compare_numbers(self, gold: _Gold, value: str, number: Fraction) -> _Result:
@@ -671,11 +682,11 @@ class MathKernel:
         if how is None:
             return _Result(False, why=f"{value[:40]} is not {gold.value_core[:40]}")
         if how != "equal":
-            flag = f"within_{how}"
+            flag = _MATCHED[how]
         elif _squash(value) == _squash(gold.value_core):
-            flag = "exact_match"
+            flag = Flag.EXACT_MATCH
         else:
-            flag = "equivalent_numeric"
+            flag = MathFlag.EQUIVALENT_NUMERIC
         return _Result(True, flag, why=f"{value[:40]} equals {gold.value_core[:40]}")
 
     def _compare_relation(self, gold: _Gold, core: str) -> _Result:
@@ -685,7 +696,7 @@ class MathKernel:
             return _Result(False, why="the reference is an equation and the answer is not")
         whole = gold.equation_core or gold.answer.core
         if _squash(core) == _squash(whole):
-            return _Result(True, "exact_match", why="identical to the reference")
+            return _Result(True, Flag.EXACT_MATCH, why="identical to the reference")
         parsed_gold, parsed = gold.relation(), parse_core(core)
         if parsed_gold.problem:
             return _bad_reference(f"the reference cannot be checked: {parsed_gold.detail}")
@@ -697,7 +708,7 @@ class MathKernel:
             how = None
         if how is None:
             return _Result(False, why=f"{core[:40]} is not {whole[:40]}")
-        return _Result(True, "equivalent_symbolic", why="the same relation")
+        return _Result(True, MathFlag.EQUIVALENT_SYMBOLIC, why="the same relation")
 
 
 def _factors(core: str) -> tuple[int, ...] | None:
@@ -733,7 +744,11 @@ def _compare_factorizations(gold: _Gold, value: str) -> _Result:
     allowed: the number it multiplies to (``656``, an echo of the question) or another
     factorization (``4 \\times 4 \\times 41``) is not it."""
     if _factors(value) == gold.primes:
-        how = "exact_match" if _squash(value) == _squash(gold.value_core) else "equivalent_symbolic"
+        how = (
+            Flag.EXACT_MATCH
+            if _squash(value) == _squash(gold.value_core)
+            else MathFlag.EQUIVALENT_SYMBOLIC
+        )
         return _Result(True, how, why="the same prime factorization")
     return _Result(False, why=f"{value[:40]} is not the prime factorization {gold.value_core[:40]}")
 
@@ -765,7 +780,9 @@ def _exact_mixed(gold: _Gold, value: str) -> _Result | None:
     if ours != theirs:
         return _Result(False, why=f"{value[:40]} is not {gold.value_core[:40]}")
     return _Result(
-        True, "equivalent_symbolic", why=f"{value[:40]} is equivalent to {gold.value_core[:40]}"
+        True,
+        MathFlag.EQUIVALENT_SYMBOLIC,
+        why=f"{value[:40]} is equivalent to {gold.value_core[:40]}",
     )
 
 
@@ -794,7 +811,7 @@ def _compare_times(gold: ClockTime, answer: Answer) -> _Result:
             return _Result(False, why="a.m. or p.m. is given on one side only")
     if minutes(gold) != minutes(mine):
         return _Result(False, why=f"{answer.raw[:40]!r} is a different time")
-    return _Result(True, "exact_match", why="the same time of day")
+    return _Result(True, Flag.EXACT_MATCH, why="the same time of day")
 
 
 def _interval_flag(gold: Any, answer: Any) -> tuple[str, ...]:
@@ -805,13 +822,13 @@ def _interval_flag(gold: Any, answer: Any) -> tuple[str, ...]:
         and isinstance(answer, sympy.Interval)
         and (gold.start == answer.start and gold.end == answer.end)
     ):
-        return ("interval_mismatch",)
+        return (MathFlag.INTERVAL_MISMATCH,)
     from truegrade.graders.math._equiv import Bag
 
     if isinstance(gold, sympy.Interval) != isinstance(answer, sympy.Interval) and isinstance(
         answer, (sympy.Interval, sympy.Tuple, sympy.FiniteSet, Bag)
     ):
-        return ("interval_mismatch",)
+        return (MathFlag.INTERVAL_MISMATCH,)
     return ()
 
 

@@ -35,6 +35,7 @@ from latex2sympy2_extended.latex2sympy2 import NormalizationConfig, latex2sympy
 from math_verify.grader import should_treat_as_complex
 from sympy.core.relational import Relational
 
+from truegrade.graders.math._flags import MathFlag
 from truegrade.graders.math._normalize import split_top_level
 
 __all__ = [
@@ -175,9 +176,9 @@ def parse_core(core: str) -> Parsed:
     """Parse a normalised core with Math-Verify's LaTeX parser, refusing what cannot be checked."""
     risk = _risky(core)
     if risk is not None:
-        return Parsed(None, "too_complex", f"the answer contains {risk}")
+        return Parsed(None, MathFlag.TOO_COMPLEX, f"the answer contains {risk}")
     if _CONGRUENCE.search(core):
-        return Parsed(None, "parse_error", "a congruence is compared only as written")
+        return Parsed(None, MathFlag.PARSE_ERROR, "a congruence is compared only as written")
     try:
         value = latex2sympy(
             core,
@@ -186,15 +187,15 @@ def parse_core(core: str) -> Parsed:
             normalization_config=_CONFIG,
         )
     except RecursionError:
-        return Parsed(None, "too_complex", "the answer is nested too deeply")
+        return Parsed(None, MathFlag.TOO_COMPLEX, "the answer is nested too deeply")
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return Parsed(None, "parse_error", f"not parseable as LaTeX: {first[:80]}")
+        return Parsed(None, MathFlag.PARSE_ERROR, f"not parseable as LaTeX: {first[:80]}")
     if value is None:
-        return Parsed(None, "parse_error", "not parseable as LaTeX")
+        return Parsed(None, MathFlag.PARSE_ERROR, "not parseable as LaTeX")
     big = _too_big(value)
     if big is not None:
-        return Parsed(None, "too_complex", f"the answer contains {big}")
+        return Parsed(None, MathFlag.TOO_COMPLEX, f"the answer contains {big}")
     if isinstance(value, (sympy.MatAdd, sympy.MatMul)):
         value = value.doit()  # a sum or product of written-out matrices is that matrix
     written = getattr(value, "_unsorted_args", None)  # the parser's list, repeats included

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from truegrade.graders.math._flags import MathFlag
+
 __all__ = [
     "Answer",
     "ClockTime",
@@ -298,7 +300,7 @@ def normalize_answer(
     """
     raw = text
     if len(text) > MAX_ANSWER_CHARS:
-        return Answer(raw, "", problem="answer_too_long")
+        return Answer(raw, "", problem=MathFlag.ANSWER_TOO_LONG)
     s = _strip_wrappers(undouble_commands(text))
     if len(_MATH_DOLLAR.findall(s)) >= 2 and len(_MATH_DOLLAR.findall(s)) % 2 == 0:
         s = _MATH_DOLLAR.sub(" ", s).strip()  # paired: math delimiters, not dollar signs
