@@ -27,8 +27,11 @@ def test_every_labelled_submission_of_a_real_package_gets_its_verdict(name):
 
 def test_a_package_without_a_time_limit_gets_the_judges_derived_one():
     check = check_package(read_package(PACKAGES / "problemtools-hello"))
-    # hello_alarm.c spends about a second: times 5, rounded up to whole seconds
-    assert check.derived_from_s is not None and 0.5 < check.derived_from_s < 1.6
+    # hello_alarm.c spins until a wall-clock alarm at 1 s: its CPU time is about a second on an
+    # idle machine and whatever share of that second it got on a busy one (a package's own
+    # submission; problemtools derives the same way). The rule is what is checked: times 5,
+    # rounded up to whole seconds
+    assert check.derived_from_s is not None and 0.05 < check.derived_from_s < 1.6
     assert check.time_limit_s == max(1.0, float(int(check.derived_from_s * 5 + 0.999999)))
 
 
