@@ -1,8 +1,12 @@
-# The two commands a newcomer needs: `make demo` and `make test`.
+# The two commands a newcomer needs: `make demo` and `make test` (`make check` while you work).
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# `make demo` installs truegrade alone (no extra, no torch): the demo's cards need nothing more.
+# The full install below writes this stamp too, so a venv built for the tests serves the demo,
+# and a venv built for the demo still gets the extras when `make test` runs.
+DEMO_STAMP := $(VENV)/.installed-demo
 # The rm extra needs torch; the CPU build is all the tests use. Asking for it by version first
 # lets pip take a local CPU wheel (pip's find-links) when there is one, instead of resolving a
 # bare `torch` to a CUDA build of several GB (`make TORCH=torch` leaves the choice to pip).
@@ -13,10 +17,11 @@ EXTRAS ?= dev,rm,semantic,bench,docs
 
 # The system packages come first (scripts/system-deps.sh holds the list): installed when run as
 # root with apt, else one line naming them and the command to run, before anything is built.
-# `make test` and `make pytest` check for the suite's packages, every other goal for the demo's.
-DEPS   := $(if $(filter test pytest,$(MAKECMDGOALS)),test,demo)
+# `make test`, `make check` and `make pytest` check for the suite's packages, every other goal for
+# the demo's.
+DEPS   := $(if $(filter test check pytest,$(MAKECMDGOALS)),test,demo)
 
-.PHONY: system-deps install demo test lint typecheck pytest bench docs clean
+.PHONY: system-deps install demo test check lint typecheck pytest pytest-fast bench docs clean
 
 system-deps:
 	@PYTHON='$(PYTHON)' bash scripts/system-deps.sh $(DEPS)
@@ -27,11 +32,17 @@ $(STAMP): pyproject.toml | system-deps
 	$(PY) -m pip install --quiet '$(TORCH)'
 	@echo '$(TORCH)' > $(VENV)/torch-pin.txt  # the extras keep that torch, never fetch another
 	$(PY) -m pip install --quiet -c $(VENV)/torch-pin.txt -e '.[$(EXTRAS)]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml | system-deps
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e .
+	@touch $(DEMO_STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(PY) examples/demo.py
 
 lint: $(STAMP)
@@ -47,6 +58,12 @@ pytest: $(STAMP)
 	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile --durations=20
 
 test: lint typecheck pytest
+
+# The everyday loop: lint, types and the tests not marked slow, in parallel (under 2 minutes).
+pytest-fast: $(STAMP)
+	$(VENV)/bin/pytest -n auto --maxprocesses 4 -m "not slow" -q
+
+check: lint typecheck pytest-fast
 
 bench: $(STAMP)
 	$(VENV)/bin/truegrade bench engine

@@ -58,6 +58,31 @@ def _must_run(item: pytest.Item) -> bool:
     )
 
 
+SLOW_LIST = Path(__file__).with_name("slow.txt")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``slow`` the tests ``slow.txt`` lists; a listed test of a file collected whole that
+    is no longer there is an error, so the list cannot rot."""
+    if not SLOW_LIST.exists():  # this conftest copied alone, into a pytester directory
+        return
+    listed = {
+        line.strip()
+        for line in SLOW_LIST.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    collected = {item.nodeid for item in items}
+    whole = not any("::" in arg for arg in config.args)  # not one test picked out of a file
+    files = {nodeid.split("::")[0] for nodeid in collected} if whole else set()
+    gone = sorted(n for n in listed - collected if n.split("::")[0] in files)
+    if gone:
+        raise pytest.UsageError(f"{SLOW_LIST.name} lists tests that do not exist: {gone[:5]}")
+    for item in items:
+        if item.nodeid in listed:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     reason = _missing_tool(item)

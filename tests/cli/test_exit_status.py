@@ -96,12 +96,12 @@ def test_attack_and_audit_fail_on_a_fraction_and_card_on_a_verdict(tmp_path):
     assert "--fail-on 0.5: 12 of 12 items exploited (100%)" in attacked.stderr
     held = run("attack", data, "-g", "math", "-q", "--fail-on", "0", cwd=tmp_path)
     assert held.returncode == 0, held.stderr
-    audited = run("audit", data, "-g", naive, "-q", "--fail-on", "0", cwd=tmp_path)
-    flagged = json.loads(
-        run("audit", data, "-g", naive, "-q", "--out", "a.json", cwd=tmp_path).stdout
-        and (tmp_path / "a.json").read_text()
-    )["items_flagged"]
-    assert audited.returncode == (1 if flagged else 0)
+    # one run: its exit status against the share of items its own report flags
+    audited = run(
+        "audit", data, "-g", naive, "-q", "--fail-on", "0", "--out", "a.json", cwd=tmp_path
+    )
+    flagged = json.loads((tmp_path / "a.json").read_text())["items_flagged"]
+    assert audited.returncode == (1 if flagged else 0), audited.stderr
     card = run("card", data, "-g", naive, "--checks", "none", "--fail-on", "unsafe", cwd=tmp_path)
     assert card.returncode == 1 and "--fail-on unsafe: the verdict is unsafe" in card.stderr
     safe = run("card", data, "-g", "math", "--checks", "none", "--fail-on", "unsafe", cwd=tmp_path)

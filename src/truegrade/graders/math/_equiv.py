@@ -172,8 +172,12 @@ def _exact_floats(expr: Any) -> Any:
     return expr.xreplace({f: sympy.Rational(str(f)) for f in floats})
 
 
+@functools.lru_cache(maxsize=1024)  # a group's answers repeat: each is parsed once per worker
 def parse_core(core: str) -> Parsed:
-    """Parse a normalised core with Math-Verify's LaTeX parser, refusing what cannot be checked."""
+    """Parse a normalised core with Math-Verify's LaTeX parser, refusing what cannot be checked.
+
+    The result is kept (SymPy objects and ``Parsed`` are immutable): the parse is most of a
+    grade's time, and the responses of a group, or a dataset's golds, often share an answer."""
     risk = _risky(core)
     if risk is not None:
         return Parsed(None, MathFlag.TOO_COMPLEX, f"the answer contains {risk}")
