@@ -11,7 +11,7 @@ import pytest
 from truegrade.attacks import ATTACKS, KINDS, UnknownAttack, attacks_for
 from truegrade.attacks._code import entry_point, visible_examples
 from truegrade.attacks._math import decoys
-from truegrade.core import Sample, TruegradeError, load_grader
+from truegrade.core import Sample, SpecError, TruegradeError, load_grader
 
 GOLDS = [
     "5",
@@ -92,7 +92,8 @@ def test_unknown_attack_names_are_listed():
 
 def test_an_unknown_kind_is_refused_not_attacked_with_nothing():
     # a kind no attack targets would attack with nothing and call any grader sound
-    with pytest.raises(ValueError, match=r"unknown attack kind 'maths'; kinds: math, code, text"):
+    # a SpecError, in truegrade's error tree, and still a ValueError for callers that catch one
+    with pytest.raises(SpecError, match=r"unknown attack kind 'maths'; kinds: math, code, text"):
         attacks_for("maths")
     assert attacks_for("math") and attacks_for("code") and attacks_for("text")
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from truegrade.attacks import _code, _instructions, _math, _stdio, _text  # noqa: F401 - registers
 from truegrade.attacks._base import ATTACKS, KINDS, Attack
-from truegrade.core import TruegradeError
+from truegrade.core import SpecError, TruegradeError
 
 __all__ = ["UnknownAttack", "attacks_for"]
 
@@ -29,11 +29,11 @@ def attacks_for(kind: str, names: Iterable[str] | None = None) -> list[Attack]:
 
     Raises:
         UnknownAttack: a name is not a registered attack (the message lists the known ones).
-        ValueError: ``kind`` is not one of ``KINDS`` (it would match no attack, and a grader
-            that nothing attacked must not look sound).
+        SpecError: ``kind`` is not one of ``KINDS`` (it would match no attack, and a grader
+            that nothing attacked must not look sound); also a ``ValueError``.
     """
     if kind not in KINDS:
-        raise ValueError(f"unknown attack kind {kind!r}; kinds: {', '.join(KINDS)}")
+        raise SpecError(f"unknown attack kind {kind!r}; kinds: {', '.join(KINDS)}")
     if names is not None:
         chosen = []
         for name in names:
