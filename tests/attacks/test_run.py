@@ -98,7 +98,9 @@ def test_keyword_stuffing_exploits_the_keyword_rubric():
 
 
 def test_hostile_attacks_run_only_when_asked_and_a_hang_is_recorded():
-    grader = load_grader(f"{PLANTED}:hangs_on_boxes", timeout_s=1.0)
+    # a user function, timed by the wall clock (it may wait): 3 s leaves a quick item room on a
+    # loaded machine, so only the hanging response can reach it
+    grader = load_grader(f"{PLANTED}:hangs_on_boxes", timeout_s=3.0)
     arith = items("arith.jsonl", 2)
     assert "latex_dos" not in by_name(run_attacks(grader, arith, attacks=None))
     report = run_attacks(grader, arith, hostile=True, attacks=["latex_dos", "hedge_boxes"])
