@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "truegrade"
 #: Top-level modules that import no package and may be imported from anywhere.
-LEAVES = {"_version", "_ports", "_exports", "_errors"}
+LEAVES = {"_version", "_ports", "_exports", "_errors", "_budgets"}
 #: The package's faces, which may import anything.
 FACES = {"__init__", "__main__"}
 

@@ -5,8 +5,6 @@ It imports only the standard library, so a worker boots fast.
 """
 
 from truegrade.exec._engine import (
-    WALL_EXTRA_S,
-    WALL_FACTOR,
     Engine,
     EngineConfig,
     Failure,
@@ -18,8 +16,6 @@ from truegrade.exec._engine import (
 )
 
 __all__ = [
-    "WALL_EXTRA_S",
-    "WALL_FACTOR",
     "Engine",
     "EngineConfig",
     "Failure",

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol
 
+from truegrade._budgets import wall_backstop_s
 from truegrade.exec._protocol import (
     POS_IDLE,
     POS_SETUP,
@@ -54,8 +55,6 @@ from truegrade.exec._protocol import (
 )
 
 __all__ = [
-    "WALL_EXTRA_S",
-    "WALL_FACTOR",
     "Engine",
     "EngineConfig",
     "Failure",
@@ -80,13 +79,9 @@ _QUICK_S = 0.01
 #: ``_STALL_MIN_S``) has stalled its worker: the items queued behind it go to other workers.
 _STALL_FACTOR = 20
 _STALL_MIN_S = 0.05
-#: A task timed in CPU time (``deadline_clock = "cpu"``) also has a wall-clock backstop of
-#: ``WALL_FACTOR * deadline + WALL_EXTRA_S``: room for an item that uses its whole CPU budget on a
-#: machine running twice its cores in other work (it then gets about 2/5 of a core: 2.5x its
-#: budget in wall-clock time). An item that reaches the backstop having used less CPU time than
-#: its budget is ``starved`` (an error: not graded), never a timeout.
-WALL_FACTOR = 3.0
-WALL_EXTRA_S = 2.0
+# A task timed in CPU time (``deadline_clock = "cpu"``) also has a wall-clock backstop
+# (``truegrade._budgets``); an item that reaches it having used less CPU time than its budget is
+# ``starved`` (an error: not graded), never a timeout.
 _CLOCK_TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 #: The soonest a CPU-timed item past its wall-clock deadline is looked at again.
 _RECHECK_MIN_NS = 5_000_000
@@ -133,8 +128,8 @@ class Task(Protocol):
     A task that only computes (parses, simplifies, matches: no waiting on a network, a child
     process or a lock) should set ``deadline_clock = "cpu"``: its deadline is then the CPU time
     its worker spends on the item, which a loaded machine does not change, so neither does its
-    verdict (with a wall-clock backstop, see ``WALL_FACTOR``). The default, ``"wall"``, times an
-    item by the clock on the wall, as a task that waits must be.
+    verdict (with a wall-clock backstop, see ``truegrade._budgets``). The default, ``"wall"``,
+    times an item by the clock on the wall, as a task that waits must be.
     """
 
     def __call__(self, payload: Any, /) -> Any: ...
@@ -924,7 +919,7 @@ class Engine:
                 f"the item used more than its {limit:g} s of CPU time; its worker was killed "
                 "and replaced",
             )
-        backstop_ns = int((WALL_FACTOR * limit + WALL_EXTRA_S) * 1e9)
+        backstop_ns = int(wall_backstop_s(limit) * 1e9)
         if wall_ns > backstop_ns:
             return (
                 Failure.STARVED,

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from truegrade._budgets import wall_backstop_s
 from truegrade._errors import TruegradeError
 from truegrade.sandbox import _launch
 from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
@@ -126,9 +127,11 @@ class SandboxConfig:
             Go, V8), which then set their own limits (see ``ExecLimits``).
         read_only_dirs: Host directories, besides the system ones, that tasks may read and
             execute (read-only): a toolchain living outside ``/usr``, ``/etc/java-*``.
-        wipe_s: How long the zygote may spend emptying the scratch directory after a task.
-            A task that leaves more than that to remove fails (``violation``), and the sandbox
-            is restarted on a fresh tmpfs before the next task rather than waited for.
+        wipe_s: The CPU time the zygote may spend emptying the scratch directory after a
+            task (with the wall-clock backstop of ``truegrade._budgets``, so a loaded machine
+            does not change the outcome). A task that leaves more than that to remove fails
+            (``violation``), and the sandbox is restarted on a fresh tmpfs before the next task
+            rather than waited for.
     """
 
     isolation: Isolation = "auto"
@@ -1144,6 +1147,7 @@ class Sandbox:
             "file_rules": _launch.file_rules(),
             "preimport": list(cfg.preimport),
             "wipe_s": cfg.wipe_s,
+            "wipe_wall_s": wall_backstop_s(cfg.wipe_s),
         }
         if mode == "bwrap" and _launch.bwrap_path() is None:
             raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")

@@ -892,6 +892,7 @@ class Zygote:
         self.scratch_mode = stat.S_IMODE(os.fstat(self.scratch_fd).st_mode)
         self.scratch_xattrs = _xattrs(self.scratch_fd)
         self.wipe_s = float(config.get("wipe_s", 2.0))
+        self.wipe_wall_s = float(config.get("wipe_wall_s", self.wipe_s))
         self.unclean = ""
         self.code: Any = None
         self.entry: str | None = None
@@ -1522,7 +1523,7 @@ class Zygote:
         next one reads). Returns "" when that is done, else why not: a task must then not run
         in it (the harness restarts the sandbox, a fresh tmpfs)."""
         try:
-            _empty_tree(self.scratch_fd, time.monotonic() + self.wipe_s)
+            _empty_tree(self.scratch_fd, _Budget(self.wipe_s, self.wipe_wall_s))
             _restore_root(self.scratch_fd, self.scratch_mode, self.scratch_xattrs)
         except (OSError, TimeoutError) as exc:
             return f"{type(exc).__name__}: {exc}"
@@ -1533,9 +1534,24 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _WIPE_CHECK_EVERY = 256  # entries removed between two looks at the clock
 
 
-def _empty_tree(root: int, deadline: float) -> None:
+class _Budget:
+    """``cpu_s`` of this process's CPU time from now, and ``wall_s`` of the clock on the wall.
+
+    The wipe's cost is the zygote's own work (system calls, counted in its CPU time), so a
+    loaded machine does not make a task's leftovers a ``violation``; the wall-clock bound only
+    stops a wipe that gets no CPU at all."""
+
+    def __init__(self, cpu_s: float, wall_s: float) -> None:
+        self.cpu_end = time.process_time() + cpu_s
+        self.wall_end = time.monotonic() + max(wall_s, cpu_s)
+
+    def spent(self) -> bool:
+        return time.process_time() > self.cpu_end or time.monotonic() > self.wall_end
+
+
+def _empty_tree(root: int, budget: _Budget) -> None:
     """Remove everything below the directory ``root`` (an open descriptor), whatever its
-    permissions, depth, names or symlinks; ``TimeoutError`` past ``deadline``.
+    permissions, depth, names or symlinks; ``TimeoutError`` once ``budget`` is spent.
 
     Nothing else runs in the sandbox meanwhile (every process of the task is dead), so the
     tree cannot change under it. Every step is relative to an open directory (``dir_fd``),
@@ -1559,7 +1575,7 @@ def _empty_tree(root: int, deadline: float) -> None:
                 for entry in entries:
                     seen += 1
                     removed += 1
-                    if removed % _WIPE_CHECK_EVERY == 0 and time.monotonic() > deadline:
+                    if removed % _WIPE_CHECK_EVERY == 0 and budget.spent():
                         raise TimeoutError("the scratch directory took too long to empty")
                     if not entry.is_dir(follow_symlinks=False):
                         os.unlink(entry.name, dir_fd=fd)

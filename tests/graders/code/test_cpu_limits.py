@@ -125,15 +125,16 @@ def test_plain_python_programs_follow_the_same_rule(language):
     assert set(grade.flags) == {"timeout", "idle_limit"}, grade.explanation
 
 
+# Each attack does a fixed amount of CPU work (not a number of steps, which a fast machine
+# finishes inside the limit, nor a wall-clock window, which a loaded one fills with less).
 SPREAD = """\
-import os
+import os, time
 workers = []
 for _ in range(6):  # each child stays under any per-process limit; together they do not
     pid = os.fork()
     if pid == 0:
-        x = 0
-        for i in range(4_000_000):
-            x += i
+        while time.process_time() < 0.3:  # 6 x 0.3 s: 1.8 s in all, past the 1 s limit
+            pass
         os._exit(0)
     workers.append(pid)
 for pid in workers:
@@ -143,13 +144,17 @@ print(0)
 
 DETACHED = """\
 import os, time
+r, w = os.pipe()
 if os.fork() == 0:
     os.setsid()  # leave the process group, and spin where the parent's clock cannot see
     if os.fork() == 0:
-        while True:
+        while time.process_time() < 1.5:
             pass
+        os.write(w, b"x")
+        os._exit(0)
     os._exit(0)
-time.sleep(2.5)
+os.close(w)
+os.read(r, 1)  # the parent only waits (no CPU time) until the spinner is done
 print(0)
 """
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from truegrade._budgets import WALL_FACTOR
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._compile import pch_dirs
@@ -21,7 +22,7 @@ from truegrade.graders.code._harness import CALL_BUDGET_S, MAX_CPU, CodeKernel
 from truegrade.graders.code._languages import language_named, read_only_dirs
 from truegrade.graders.code._rows import DATASET_COLUMNS
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
-from truegrade.graders.code._stdio import OUTPUT_BYTES, WALL_FACTOR
+from truegrade.graders.code._stdio import OUTPUT_BYTES
 from truegrade.sandbox import STREAM_BYTES_MAX, SandboxConfig
 
 __all__ = [

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
+from truegrade._budgets import WALL_FACTOR, wall_backstop_s
 from truegrade.graders.code._compile import ensure_pch
 from truegrade.graders.code._conventions import verdict_name
 from truegrade.graders.code._languages import LANGUAGES, language_named
@@ -54,8 +55,6 @@ from truegrade.graders.code._program import build_program
 from truegrade.graders.code._spec import Case, SpecProblem, TestSpec, parse_spec
 from truegrade.graders.code._stdio import (
     OUTPUT_BYTES,
-    WALL_EXTRA_S,
-    WALL_FACTOR,
     CheckerFailed,
     StdioSettings,
     judged_text,
@@ -1221,8 +1220,8 @@ class CodeKernel:
             # a dataset's row into an error
             results = program.call_many(
                 calls,
-                timeout_s=self.wall_factor * self.call_timeout_s + WALL_EXTRA_S,
-                budget_s=self.wall_factor * self.call_budget_s + WALL_EXTRA_S,
+                timeout_s=wall_backstop_s(self.call_timeout_s, self.wall_factor),
+                budget_s=wall_backstop_s(self.call_budget_s, self.wall_factor),
             )
         if results and results[-1].status == "sandbox_error":
             raise _SandboxBroke(results[-1].error)

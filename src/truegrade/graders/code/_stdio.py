@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from truegrade.exec import WALL_EXTRA_S, WALL_FACTOR
+from truegrade._budgets import WALL_FACTOR, wall_backstop_s
 from truegrade.graders.code._compile import BUILD_CACHE, with_pch
 from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._languages import Language, language_named, toolchain
@@ -42,8 +42,6 @@ from truegrade.sandbox import ExecLimits, Executable, RunResult, Sandbox, Sandbo
 __all__ = [
     "OUTPUT_BYTES",
     "VERDICTS",
-    "WALL_EXTRA_S",
-    "WALL_FACTOR",
     "CheckerFailed",
     "StdioSettings",
     "TestVerdict",
@@ -109,8 +107,9 @@ class StdioSettings:
         validator_flags: The Kattis default validator's flags (``compare == "kattis"``), or
             those a Kattis output validator is given.
         wall_factor: The wall-clock backstop of a test, as a multiple of its time limit (plus
-            ``WALL_EXTRA_S``); a test that reaches it having used less CPU time than its limit
-            is ``idle_limit`` (it waited, slept or starved), never ``time_limit``.
+            ``truegrade._budgets.WALL_EXTRA_S``); a test that reaches it having used less CPU
+            time than its limit is ``idle_limit`` (it waited, slept or starved), never
+            ``time_limit``.
         output_bytes: Cap of a test's stdout (and of its stderr).
         verdict_names: ``truegrade``, ``kattis`` or ``domjudge`` (``_conventions``).
     """
@@ -131,7 +130,7 @@ class StdioSettings:
     @property
     def wall_s(self) -> float:
         """The wall-clock backstop of one test."""
-        return self.wall_factor * self.time_limit_s + WALL_EXTRA_S
+        return wall_backstop_s(self.time_limit_s, self.wall_factor)
 
     @property
     def checker_s(self) -> float:
@@ -141,7 +140,7 @@ class StdioSettings:
     @property
     def checker_wall_s(self) -> float:
         """The wall-clock backstop of one run of a special judge (the tests' rule)."""
-        return self.wall_factor * self.checker_s + WALL_EXTRA_S
+        return wall_backstop_s(self.checker_s, self.wall_factor)
 
 
 def stdio_bound_s(tests: int, settings: StdioSettings, checker: bool) -> float:
