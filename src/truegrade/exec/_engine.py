@@ -86,6 +86,7 @@ _STALL_MIN_S = 0.05
 #: budget in wall-clock time). An item that reaches the backstop having used less CPU time than
 #: its budget is ``starved`` (an error: not graded), never a timeout.
 WALL_FACTOR = 3.0
+#: The fixed part of that backstop, in seconds (see ``WALL_FACTOR``).
 WALL_EXTRA_S = 2.0
 _CLOCK_TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 #: The soonest a CPU-timed item past its wall-clock deadline is looked at again.
