@@ -29,7 +29,7 @@ def package_of(path: Path) -> str:
 
 def main() -> int:
     cov = coverage.Coverage()
-    cov.combine(quiet=True)  # the workers' and subprocesses' data files, if any are left
+    cov.combine()  # the workers' and subprocesses' data files, if any are left
     cov.save()
     cov.load()
     omitted = cov.get_option("run:omit") or []

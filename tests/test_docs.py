@@ -24,7 +24,7 @@ from typer.core import TyperGroup
 from typer.main import get_command
 
 from tests.cli.test_grade_cli import run
-from truegrade.cli import app
+from truegrade.cli._app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(

@@ -19,7 +19,7 @@ from truegrade.attacks._attacker import (
     attacker_messages,
     parse_candidates,
 )
-from truegrade.cli import app
+from truegrade.cli._app import app
 from truegrade.core import Sample, load_grader
 from truegrade.judge import EndpointConfig
 from truegrade.simulator import _attacker as scripted

@@ -11,8 +11,10 @@ import pytest
 
 from truegrade.attacks import attacks_for, infer_kind, run_attacks
 from truegrade.attacks._instructions import dress
-from truegrade.core import load_grader, to_sample
-from truegrade.graders.instructions import check, parse_constraints
+from truegrade.core import load_grader
+from truegrade.core._sample import to_sample
+from truegrade.graders.instructions import parse_constraints
+from truegrade.graders.instructions._checks import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ROWS = [

@@ -101,8 +101,8 @@ def test_code_items_get_reformatted_and_renamed_solutions(tmp_path):
             "metadata": {"canonical_solution": "    total = a + b\n    return total\n"},
         }
     ]
-    from truegrade.audit import equivalent_responses
-    from truegrade.core import to_sample
+    from truegrade.audit._equivalents import equivalent_responses
+    from truegrade.core._sample import to_sample
 
     forms = dict(equivalent_responses(to_sample(rows[0]), "code"))
     assert "renamed_total" in forms["renamed_locals"]

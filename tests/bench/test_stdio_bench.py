@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from truegrade.bench import run_stdio_bench, stdio_problems
-from truegrade.bench._stdio import _plain_grade, submission
+from truegrade.bench import run_stdio_bench
+from truegrade.bench._stdio import _plain_grade, stdio_problems, submission
 
 
 @pytest.mark.system_tool("g++", package="g++")

@@ -13,8 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from truegrade.attacks import AttackReport
-from truegrade.card import Card, build_card, render_html, write_card
-from truegrade.cli import app
+from truegrade.card import Card, build_card, write_card
+from truegrade.card._render import render_html
+from truegrade.cli._app import app
 from truegrade.core import Sample, load_grader
 from truegrade.data import read_samples
 

@@ -44,7 +44,7 @@ import typer.testing
 import yaml
 from typer.testing import CliRunner
 
-from truegrade.cli import app
+from truegrade.cli._app import app
 from truegrade.cli._common import SPEC, output_path
 
 DEADLINE_S = 60.0
@@ -860,7 +860,7 @@ STARTED_GROUPS: list[int] = []
 _CHILD = """
 import json, sys
 from typer.testing import CliRunner
-from truegrade.cli import app
+from truegrade.cli._app import app
 
 for line in sys.stdin:
     result = CliRunner().invoke(app, json.loads(line), env={"COLUMNS": "80"})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from truegrade.cli import app
+from truegrade.cli._app import app
 from truegrade.core import OutputError
 from truegrade.goodhart import synthetic_pool, synthetic_training_log
 from truegrade.report import plot_overopt

@@ -297,7 +297,7 @@ def test_grading_needs_no_optional_extra(tmp_path):
     data = write_rows(tmp_path / "d.jsonl", [{"id": 1, "response": "4", "reference": 4}])
     blocked = (
         "import sys; sys.modules['ray'] = None; sys.modules['torch'] = None\n"
-        "from truegrade.cli import app\n"
+        "from truegrade.cli._app import app\n"
         f"app(['grade', {str(data)!r}, '-g', 'numeric', '--out', {str(tmp_path / 'o.jsonl')!r}])\n"
     )
     done = subprocess.run(

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from tests.reference import ALPACA_EVAL
 from tests.simulator.fixtures import endpoint
-from truegrade.cli import app
+from truegrade.cli._app import app
 
 ALPACA = ALPACA_EVAL
 runner = CliRunner()

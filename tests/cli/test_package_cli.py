@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from truegrade.cli import app
+from truegrade.cli._app import app
 
 PACKAGES = Path(__file__).parents[1] / "data" / "packages"
 runner = CliRunner()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tests.simulator.fixtures import endpoint
-from truegrade.cli import app
+from truegrade.cli._app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 ADVICE = ROOT / "examples" / "data" / "advice_rubric.jsonl"

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from truegrade.cli import app
-from truegrade.cli._app import _COMMANDS
+from truegrade.cli._app import _COMMANDS, app
 
 HEAVY = (
     "fastapi",

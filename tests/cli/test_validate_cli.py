@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.graders.reward_model.fixtures import tiny_rms
-from truegrade.cli import app
+from truegrade.cli._app import app
 
 __all__ = ["tiny_rms"]
 

@@ -12,10 +12,9 @@ from truegrade.core import (
     apply_preset,
     detect_preset,
     gsm8k_final_answer,
-    last_boxed,
     preset_named,
 )
-from truegrade.core._presets import boxed, mbpp_check
+from truegrade.core._presets import boxed, last_boxed, mbpp_check
 
 FILES = {
     "gsm8k_test.jsonl.gz": "gsm8k",

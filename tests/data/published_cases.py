@@ -115,7 +115,7 @@ def _replace_last_box(solution: str, content: str) -> str:
 def math_hendrycks() -> Case:
     """MATH as published (no answer column): the worked solution is the right response; the same
     with its last box holding another problem's key is the wrong one."""
-    from truegrade.core import last_boxed
+    from truegrade.core._presets import last_boxed
 
     source = published("math_test.jsonl.gz")
     keys = [last_boxed(r["solution"]) or "" for r in source]

@@ -10,15 +10,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from truegrade.goodhart import (
-    best_of_n,
-    bon_kl,
-    bon_n_for_kl,
-    bon_weights,
-    default_ns,
-    overoptimization,
-    synthetic_pool,
-)
+from truegrade.goodhart import best_of_n, default_ns, overoptimization, synthetic_pool
+from truegrade.goodhart._bon import bon_kl, bon_weights
+from truegrade.goodhart._fit import bon_n_for_kl
 
 
 def brute_force(proxy, gold, n):

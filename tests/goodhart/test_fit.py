@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from truegrade.goodhart import bon_kl, fit_gold_curve
-from truegrade.goodhart._fit import fit_coefficients
+from truegrade.goodhart._bon import bon_kl
+from truegrade.goodhart._fit import fit_coefficients, fit_gold_curve
 
 
 @pytest.mark.parametrize(("alpha", "beta"), [(1.2, 0.5), (0.6, 0.05), (0.9, -0.1)])

@@ -15,8 +15,8 @@ from truegrade.judge import (
     JudgeClient,
     JudgeRequestError,
     RateLimiter,
-    TokenBucket,
 )
+from truegrade.judge._limits import TokenBucket
 
 
 def config(sim, tag=None, **behaviour):

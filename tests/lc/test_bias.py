@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 
 from tests.reference import ALPACA_EVAL
-from truegrade.lc import (
-    PreferenceTable,
-    bias_report,
-    length_preference,
-    read_preferences,
-    score_length_correlation,
-)
+from truegrade.lc import PreferenceTable, bias_report, read_preferences
+from truegrade.lc._bias import length_preference, score_length_correlation
 
 ALPACA = ALPACA_EVAL
 

@@ -19,8 +19,8 @@ from truegrade.lc import (
     length_controlled,
     read_leaderboard,
     read_preferences,
-    sigmoid,
 )
+from truegrade.lc._glm import sigmoid
 
 ROOT = Path(__file__).resolve().parents[2]
 ALPACA = ALPACA_EVAL

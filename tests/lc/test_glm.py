@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from truegrade.lc import fit_logistic, sigmoid
+from truegrade.lc._glm import fit_logistic, sigmoid
 
 
 def _data(n=2000, seed=0):

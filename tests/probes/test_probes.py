@@ -20,10 +20,9 @@ from truegrade.probes import (
     measure_self_preference,
     measure_sycophancy,
     read_probe_set,
-    styled,
-    sycophancy_variants,
-    with_user_turn,
 )
+from truegrade.probes._self_preference import styled
+from truegrade.probes._sycophancy import sycophancy_variants, with_user_turn
 
 ANTHROPIC = (
     Path(__file__).parents[1]

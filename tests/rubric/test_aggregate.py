@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from truegrade.rubric import aggregate_rubric_scores, clipped_mean
+from truegrade.rubric import aggregate_rubric_scores
+from truegrade.rubric._aggregate import clipped_mean
 
 
 def test_the_mean_is_clipped_not_the_examples():

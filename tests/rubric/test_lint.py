@@ -7,7 +7,8 @@ import pytest
 from tests.simulator.fixtures import endpoint
 from truegrade.core import Sample, load_grader
 from truegrade.graders.rubric import parse_rubric
-from truegrade.rubric import RubricSource, keyword_response, lint_rubrics
+from truegrade.rubric import RubricSource, lint_rubrics
+from truegrade.rubric._lint import keyword_response
 
 PLANTED = [
     # 0: asks only for a mention: a response that is the word meets it

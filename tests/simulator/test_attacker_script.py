@@ -9,8 +9,9 @@ import urllib.request
 import pytest
 
 from tests.simulator.fixtures import endpoint
-from truegrade.simulator import SimulatorConfig, judge_reply
+from truegrade.simulator import SimulatorConfig
 from truegrade.simulator._attacker import ATTACKER_MARKER
+from truegrade.simulator._judge import judge_reply
 
 
 def request(task: str, n: int = 4) -> str:

@@ -8,14 +8,10 @@ import urllib.request
 
 import pytest
 
-from truegrade.graders.judge import BUILTIN_TEMPLATES, PromptBuilder
-from truegrade.simulator import (
-    SimulatorConfig,
-    judge_reply,
-    run_simulator,
-    true_quality,
-    user_view,
-)
+from truegrade.graders.judge import PromptBuilder
+from truegrade.graders.judge._prompts import BUILTIN_TEMPLATES
+from truegrade.simulator import SimulatorConfig, run_simulator, true_quality
+from truegrade.simulator._judge import judge_reply, user_view
 
 
 def pairwise_prompt(a, b, secret=b"k" * 32):

@@ -3,7 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from truegrade.stats import cluster_bootstrap, cluster_totals, resample_counts
+from truegrade.stats import cluster_bootstrap, cluster_totals
+from truegrade.stats._bootstrap import resample_counts
 
 
 def test_resamples_draw_whole_clusters_reproducibly():

@@ -15,13 +15,13 @@ from statsmodels.stats.proportion import proportion_confint
 from truegrade.stats import (
     bootstrap_mean,
     mean_ci,
-    mean_se,
     minimum_detectable_effect,
     paired_difference,
     proportion_ci,
     wilson_interval,
     win_rate_ci,
 )
+from truegrade.stats._mean import mean_se
 
 
 def clustered_data(seed: int = 0, clusters: int = 40):

@@ -5,7 +5,8 @@ import statistics
 
 import pytest
 
-from truegrade.stats import mean_se, summarize
+from truegrade.stats import summarize
+from truegrade.stats._mean import mean_se
 
 
 def test_unclustered_is_the_textbook_standard_error():

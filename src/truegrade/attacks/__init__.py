@@ -20,13 +20,11 @@ from truegrade.attacks._report import (
     SearchResult,
 )
 from truegrade.attacks._run import infer_kind, reference_response, run_attacks
-from truegrade.attacks._search import OPERATORS, adaptive_search
 from truegrade.attacks._text import quoted_phrases, reference_keywords
 
 __all__ = [
     "ATTACKS",
     "KINDS",
-    "OPERATORS",
     "Attack",
     "AttackExample",
     "AttackReport",
@@ -38,7 +36,6 @@ __all__ = [
     "Exploitability",
     "SearchResult",
     "UnknownAttack",
-    "adaptive_search",
     "attack",
     "attacks_for",
     "fenced",

@@ -69,7 +69,7 @@ _SHOWN_CHARS = 2000
 
 @dataclass(frozen=True)
 class AttackerLLM:
-    """An attacker model for ``adaptive_search``.
+    """An attacker model for the adaptive search (``run_attacks(..., attacker=...)``).
 
     Attributes:
         endpoint: Where the model lives (any OpenAI-compatible endpoint; retries, limits and

@@ -73,6 +73,7 @@ class Attack:
         return list(self.generate(sample, rng))
 
 
+#: Every registered attack by name, in registration order (``@attack`` adds to it).
 ATTACKS: dict[str, Attack] = {}
 
 

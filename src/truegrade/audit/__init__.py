@@ -11,7 +11,6 @@ from truegrade.audit._audit import (
     SemanticPass,
     audit_items,
 )
-from truegrade.audit._equivalents import equivalent_responses
 from truegrade.audit._package import PackageCheck, SubmissionCheck, check_package
 from truegrade.audit._similar import DuplicatePair, Leak, TemplateFamily
 
@@ -28,5 +27,4 @@ __all__ = [
     "TemplateFamily",
     "audit_items",
     "check_package",
-    "equivalent_responses",
 ]

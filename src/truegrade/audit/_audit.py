@@ -60,6 +60,7 @@ from truegrade.graders.code import StdioTask, stdio_task
 
 __all__ = ["CHECKS", "AuditFlag", "AuditItem", "AuditReport", "audit_items"]
 
+#: The checks ``audit_items`` knows (its ``checks`` picks among them; all by default).
 CHECKS = (
     "reference",
     "equivalents",

@@ -1,5 +1,5 @@
 """The command-line interface (``truegrade ...``)."""
 
-from truegrade.cli._app import app, main
+from truegrade.cli._app import main
 
-__all__ = ["app", "main"]
+__all__ = ["main"]

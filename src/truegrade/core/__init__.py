@@ -7,7 +7,7 @@
 registry and imported only when asked for.
 """
 
-from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum, part_name
+from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum
 from truegrade.core._errors import (
     DataError,
     EngineError,
@@ -21,7 +21,6 @@ from truegrade.core._files import (
     decode_utf8,
     open_file,
     parse_json,
-    read_bytes,
     read_config,
     read_json,
     read_text,
@@ -48,7 +47,6 @@ from truegrade.core._presets import (
     columns_of,
     detect_preset,
     gsm8k_final_answer,
-    last_boxed,
     preset_named,
     without_calculator_marks,
 )
@@ -61,18 +59,15 @@ from truegrade.core._registry import (
     register_grader,
 )
 from truegrade.core._sample import (
-    COLUMNS,
     Content,
     Message,
     Sample,
     distinct_items,
     message_text,
-    to_sample,
     to_samples,
 )
 
 __all__ = [
-    "COLUMNS",
     "GRADER_FAMILIES",
     "GSM8K_FINAL_LINE",
     "PRESETS",
@@ -108,14 +103,11 @@ __all__ = [
     "grade_rows",
     "grader_names",
     "gsm8k_final_answer",
-    "last_boxed",
     "load_grader",
     "message_text",
     "open_file",
     "parse_json",
-    "part_name",
     "preset_named",
-    "read_bytes",
     "read_config",
     "read_config_file",
     "read_json",
@@ -125,7 +117,6 @@ __all__ = [
     "require_fields",
     "run_grader",
     "run_grader_async",
-    "to_sample",
     "to_samples",
     "without_calculator_marks",
 ]

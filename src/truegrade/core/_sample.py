@@ -143,7 +143,7 @@ class Sample(BaseModel):
 
         A published dataset's row is read by its preset (``auto``: detected from the columns of
         a row without ``reference``; see ``truegrade.core.PRESETS``). Each field is read from the
-        first of its columns present (``COLUMNS``: ``answer``, ``ground_truth``, ``solution``
+        first of its columns present (``answer``, ``ground_truth``, ``solution``
         and ``tests`` stand for ``reference``, ``question`` and ``problem`` for ``prompt``,
         ``completion`` for ``response``); the rest, and every unknown column, land in
         ``metadata`` so a bring-your-own reward function still sees them.

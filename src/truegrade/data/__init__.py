@@ -8,7 +8,6 @@ from truegrade.data._readers import (
     one_sample,
     read_rows,
     read_samples,
-    row_to_samples,
 )
 from truegrade.data._writer import ResultWriter, read_results
 
@@ -21,5 +20,4 @@ __all__ = [
     "read_results",
     "read_rows",
     "read_samples",
-    "row_to_samples",
 ]

@@ -425,7 +425,8 @@ def read_samples(
             (``{"reference": "reward_model.ground_truth"}``).
         on_bad_row: Receives unreadable rows instead of an exception being raised.
         on_preset: Told each preset rows are read by, once.
-        require: Fields every sample must have (see ``row_to_samples``).
+        require: Fields (``response``, ``reference``, ...) every sample must have: one missing
+            is an error that lists the row's columns.
 
     Raises:
         DataError: naming the file and line of the first bad row (without ``on_bad_row``).

@@ -5,39 +5,20 @@ Pure numerics, no I/O: arrays and rows in, results out (``to_dict`` gives the JS
 """
 
 from truegrade.goodhart._adapters import TrlMonitorCallback, VerlMonitorLogger
-from truegrade.goodhart._bon import PromptEstimates, best_of_n, bon_kl, bon_weights, default_ns
-from truegrade.goodhart._fit import FORMS, GoldFit, bon_n_for_kl, fit_gold_curve
-from truegrade.goodhart._log import CANDIDATES, LogColumns, StepBatch, TrainingLog, group_steps
-from truegrade.goodhart._monitor import (
-    MONITOR_SCHEMA,
-    RULES,
-    Alert,
-    Monitor,
-    StepStats,
-    monitor_log,
-)
+from truegrade.goodhart._bon import PromptEstimates, best_of_n, default_ns
+from truegrade.goodhart._fit import GoldFit
+from truegrade.goodhart._log import LogColumns, StepBatch, TrainingLog
+from truegrade.goodhart._monitor import Alert, Monitor, StepStats, monitor_log
 from truegrade.goodhart._overopt import (
-    SCHEMA,
     CurvePoint,
     FitBands,
     Overoptimization,
     Peak,
     overoptimization,
 )
-from truegrade.goodhart._synthetic import (
-    SCENARIOS,
-    SyntheticPool,
-    synthetic_pool,
-    synthetic_training_log,
-)
+from truegrade.goodhart._synthetic import SyntheticPool, synthetic_pool, synthetic_training_log
 
 __all__ = [
-    "CANDIDATES",
-    "FORMS",
-    "MONITOR_SCHEMA",
-    "RULES",
-    "SCENARIOS",
-    "SCHEMA",
     "Alert",
     "CurvePoint",
     "FitBands",
@@ -54,12 +35,7 @@ __all__ = [
     "TrlMonitorCallback",
     "VerlMonitorLogger",
     "best_of_n",
-    "bon_kl",
-    "bon_n_for_kl",
-    "bon_weights",
     "default_ns",
-    "fit_gold_curve",
-    "group_steps",
     "monitor_log",
     "overoptimization",
     "synthetic_pool",

@@ -93,7 +93,9 @@ class Alert:
     """A detected problem.
 
     Attributes:
-        rule: Which rule fired (see :data:`RULES`).
+        rule: Which rule fired: ``proxy_up_gold_down``, ``gap_widening``,
+            ``reward_tracks_length``, ``grader_disagreement_rising``, ``constant_batch`` or
+            ``flag_rate_rising``.
         start_step: Where the problem starts (estimated breakpoint, or the first bad batch).
         detected_step: The step after which it became significant.
         end_step: The last step at which the rule still held (updated while the alert is open).
@@ -341,7 +343,7 @@ class Monitor:
         return new
 
     def update_batch(self, batch: StepBatch) -> list[Alert]:
-        """Record a :class:`StepBatch` (one step of a log read by :func:`group_steps`)."""
+        """Record a :class:`StepBatch` (one of a :class:`TrainingLog`'s ``batches``)."""
         kwargs, _ = complete(batch)
         return self.update(batch.step, **kwargs)
 

@@ -103,7 +103,8 @@ def synthetic_training_log(
     * ``disagreement``: from ``onset`` the two reward models drift apart.
 
     Args:
-        scenario: One of :data:`SCENARIOS`.
+        scenario: ``clean``, ``divergence``, ``length``, ``constant_batch``, ``flags`` or
+            ``disagreement``.
         steps: Training steps.
         batch_size: Samples per step.
         onset: First step of the failure (default: 60% of the way through).

@@ -47,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = ["MIN_BATCH", "RETRIES", "RayGrader", "check_reachable", "close_ray", "grade_dataset"]
 
+#: The smallest batch worth a Ray task: a smaller ``batch_size`` is raised to it.
 MIN_BATCH = 100
 _GRADE_COLUMNS = ("score", "passed", "flags", "error", "explanation", "subscores")
 

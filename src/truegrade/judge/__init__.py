@@ -9,18 +9,17 @@ prompts or verdicts (those live in ``truegrade.graders``), and importing them do
 the SDK.
 """
 
-from truegrade.judge._cache import JudgeCache, default_cache_path, open_cache
+from truegrade.judge._cache import JudgeCache, open_cache
 from truegrade.judge._client import EndpointConfig, JudgeClient
 from truegrade.judge._errors import JudgeRequestError, RequestErrorKind
 from truegrade.judge._json import JsonClient, JsonEndpointConfig
-from truegrade.judge._limits import RateLimiter, TokenBucket
+from truegrade.judge._limits import RateLimiter
 from truegrade.judge._transport import TransportConfig
-from truegrade.judge._types import ChatRequest, CompactLogprobs, Completion, TokenLogprob
+from truegrade.judge._types import ChatRequest, Completion, TokenLogprob
 from truegrade.judge._usage import Usage
 
 __all__ = [
     "ChatRequest",
-    "CompactLogprobs",
     "Completion",
     "EndpointConfig",
     "JsonClient",
@@ -30,10 +29,8 @@ __all__ = [
     "JudgeRequestError",
     "RateLimiter",
     "RequestErrorKind",
-    "TokenBucket",
     "TokenLogprob",
     "TransportConfig",
     "Usage",
-    "default_cache_path",
     "open_cache",
 ]

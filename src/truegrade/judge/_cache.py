@@ -33,7 +33,8 @@ def default_cache_path() -> Path:
 
 
 def open_cache(option: str | None, base_dir: Path | None = None) -> JudgeCache | None:
-    """The cache a grader's ``cache`` option names: ``default`` (``default_cache_path()``), a
+    """The cache a grader's ``cache`` option names: ``default``
+    (``$XDG_CACHE_HOME/truegrade/judge.sqlite``, ``~/.cache/...`` when unset), a
     SQLite path (relative to ``base_dir``, the spec file's directory, when given), or None."""
     if option is None:
         return None

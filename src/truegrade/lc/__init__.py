@@ -6,13 +6,7 @@ returns raw and LC win rates with standard errors; ``compare_to_leaderboard`` ch
 published numbers. Only ``_io`` reads files; the fitting is pure numerics.
 """
 
-from truegrade.lc._bias import (
-    BiasReport,
-    bias_report,
-    length_preference,
-    position_preference,
-    score_length_correlation,
-)
+from truegrade.lc._bias import BiasReport, bias_report
 from truegrade.lc._fit import (
     LCOptions,
     LCReport,
@@ -22,20 +16,11 @@ from truegrade.lc._fit import (
     lc_win_rates_against,
     length_controlled,
 )
-from truegrade.lc._glm import FitResult, fit_logistic, sigmoid
-from truegrade.lc._io import (
-    JudgeVerdicts,
-    markdown_headers,
-    markdown_list_items,
-    read_judge_verdicts,
-    read_leaderboard,
-    read_preferences,
-)
+from truegrade.lc._io import JudgeVerdicts, read_judge_verdicts, read_leaderboard, read_preferences
 from truegrade.lc._table import PreferenceTable
 
 __all__ = [
     "BiasReport",
-    "FitResult",
     "JudgeVerdicts",
     "LCOptions",
     "LCReport",
@@ -44,16 +29,9 @@ __all__ = [
     "PreferenceTable",
     "bias_report",
     "compare_to_leaderboard",
-    "fit_logistic",
     "lc_win_rates_against",
     "length_controlled",
-    "length_preference",
-    "markdown_headers",
-    "markdown_list_items",
-    "position_preference",
     "read_judge_verdicts",
     "read_leaderboard",
     "read_preferences",
-    "score_length_correlation",
-    "sigmoid",
 ]

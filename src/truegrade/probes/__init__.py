@@ -15,58 +15,29 @@ bundled (``bundled_probe_set``). This is an analysis: it calls graders only thro
 ``Grader`` contract (``run_grader``).
 """
 
-from truegrade.probes._result import (
-    BIASED,
-    NOT_DETECTED,
-    NOT_MEASURED,
-    ProbeResult,
-    probe_verdict,
-)
+from truegrade.probes._result import ProbeResult
 from truegrade.probes._self_preference import (
     FAMILY_STYLES,
-    SELF_PREFERENCE_THRESHOLD,
     SelfPreferenceItem,
-    judge_family_of,
     measure_self_preference,
-    styled,
 )
-from truegrade.probes._sets import (
-    bundled_probe_set,
-    read_probe_set,
-    sycophancy_items_from_user_view,
-)
+from truegrade.probes._sets import bundled_probe_set, read_probe_set
 from truegrade.probes._sycophancy import (
     SYCOPHANCY_KINDS,
-    SYCOPHANCY_TEMPLATES,
-    SYCOPHANCY_THRESHOLD,
     SycophancyItem,
     SycophancyVariant,
     measure_sycophancy,
-    sycophancy_variants,
-    with_user_turn,
 )
 
 __all__ = [
-    "BIASED",
     "FAMILY_STYLES",
-    "NOT_DETECTED",
-    "NOT_MEASURED",
-    "SELF_PREFERENCE_THRESHOLD",
     "SYCOPHANCY_KINDS",
-    "SYCOPHANCY_TEMPLATES",
-    "SYCOPHANCY_THRESHOLD",
     "ProbeResult",
     "SelfPreferenceItem",
     "SycophancyItem",
     "SycophancyVariant",
     "bundled_probe_set",
-    "judge_family_of",
     "measure_self_preference",
     "measure_sycophancy",
-    "probe_verdict",
     "read_probe_set",
-    "styled",
-    "sycophancy_items_from_user_view",
-    "sycophancy_variants",
-    "with_user_turn",
 ]

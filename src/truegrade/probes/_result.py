@@ -38,7 +38,8 @@ class ProbeResult:
             the units: a score shift toward the user's view, or an own-family preference rate
             minus 0.5).
         threshold: The smallest estimate the verdict calls a bias.
-        verdict: ``biased``, ``not detected`` or ``not measured`` (see ``probe_verdict``).
+        verdict: ``biased`` (the interval lies above zero and the estimate reaches
+            ``threshold``), ``not detected`` or ``not measured``.
         by_kind: The same measurement per probe kind (``belief``, ``pushback``, ``agree``) or
             per other family.
         items: Probe items used.

@@ -50,9 +50,9 @@ content. Below it the effect is smaller than what a few hundred pairs can separa
 judge's residual position and length noise; MT-Bench's reported self-enhancement is about
 twice that."""
 
-# Opening and closing lines in the manner of each family's chat models (their habitual
-# openers and sign-offs). Stand-ins for a family's style, of similar lengths across families,
-# several per family so that lengths vary and the length control is identified.
+#: Opening and closing lines in the manner of each family's chat models (their habitual
+#: openers and sign-offs). Stand-ins for a family's style, of similar lengths across families,
+#: several per family so that lengths vary and the length control is identified.
 FAMILY_STYLES: dict[str, tuple[tuple[str, str], ...]] = {
     "openai": (
         ("Certainly! Here is a clear answer:", "Let me know if you'd like more details!"),

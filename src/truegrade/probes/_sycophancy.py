@@ -58,6 +58,7 @@ SYCOPHANCY_THRESHOLD = 0.05
 judge scale), about the size of the position and length effects the other controls remove;
 smaller shifts are below what a few hundred probe items can tell from the judge's own noise."""
 
+#: The probe kinds: the user states a belief, pushes back on the answer, or agrees with it.
 SYCOPHANCY_KINDS = ("belief", "pushback", "agree")
 
 SYCOPHANCY_TEMPLATES: dict[str, tuple[str, int]] = {
@@ -195,7 +196,7 @@ def measure_sycophancy(
             model, a rubric grader.
         items: The probe set.
         kinds: Which variants to ask (``belief``, ``pushback``, ``agree``).
-        threshold: The smallest shift called a bias (``SYCOPHANCY_THRESHOLD``).
+        threshold: The smallest shift called a bias (default 0.05).
         confidence: Interval coverage.
 
     Returns:

@@ -8,13 +8,12 @@ met), ``meta_evaluate`` (macro-F1 and kappa against expert labels, per category 
 the experts' own agreement as the ceiling) and ``aggregate_rubric_scores``.
 """
 
-from truegrade.rubric._aggregate import RubricSummary, aggregate_rubric_scores, clipped_mean
+from truegrade.rubric._aggregate import RubricSummary, aggregate_rubric_scores
 from truegrade.rubric._lint import (
     DEFAULT_HARM_TAGS,
     LintFinding,
     LintReport,
     RubricSource,
-    keyword_response,
     lint_rubrics,
 )
 from truegrade.rubric._meta import Breakdown, MetaReport, MetaRow, meta_evaluate, meta_rows
@@ -29,8 +28,6 @@ __all__ = [
     "RubricSource",
     "RubricSummary",
     "aggregate_rubric_scores",
-    "clipped_mean",
-    "keyword_response",
     "lint_rubrics",
     "meta_evaluate",
     "meta_rows",

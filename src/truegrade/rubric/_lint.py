@@ -40,6 +40,7 @@ __all__ = [
     "lint_rubrics",
 ]
 
+#: Tag fragments that mark a rubric where harm is possible (``lint_rubrics``'s ``harm_tags``).
 DEFAULT_HARM_TAGS = (
     "safety",
     "harm",

@@ -23,9 +23,7 @@ from truegrade.sandbox._sandbox import (
     SandboxUnavailable,
 )
 from truegrade.sandbox._zygote import (
-    MAX_COLLISIONS,
     MAX_DEPTH,
-    PLAIN_TYPES,
     STREAM_BYTES_MAX,
     PlainDataError,
     crowded,
@@ -34,9 +32,7 @@ from truegrade.sandbox._zygote import (
 )
 
 __all__ = [
-    "MAX_COLLISIONS",
     "MAX_DEPTH",
-    "PLAIN_TYPES",
     "STREAM_BYTES_MAX",
     "BuildCache",
     "CachedBuild",

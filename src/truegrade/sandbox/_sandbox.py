@@ -62,6 +62,7 @@ __all__ = [
     "SandboxUnavailable",
 ]
 
+#: How programs are isolated (``SandboxConfig.isolation``).
 Isolation = Literal["auto", "bwrap", "native", "none"]
 
 _ZYGOTE_PATH = Path(__file__).with_name("_zygote.py")

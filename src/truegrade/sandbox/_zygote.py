@@ -69,6 +69,8 @@ T``): a subclass of ``int`` with an ``__eq__`` that always says yes is not an ``
 session's answers are the exception (``encode_value(..., held=True)``): a subclass instance is
 sent as the plain value it holds."""
 
+#: The deepest nesting a value may have to cross the sandbox boundary (deeper is a
+#: ``PlainDataError``).
 MAX_DEPTH = 100
 _SMALL_INT = 1 << 63
 _TAGS = frozenset({"t", "s", "f", "d", "b", "c", "i"})
@@ -642,6 +644,8 @@ def _cpu_limit(header: dict[str, Any]) -> float | None:
     return float(value) if type(value) in (int, float) and value > 0 else None
 
 
+#: The most bytes a task's output stream may be given as its cap: a larger ``output_bytes``
+#: is held to this.
 STREAM_BYTES_MAX = 64 << 20
 
 

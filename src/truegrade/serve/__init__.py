@@ -2,25 +2,14 @@
 metrics; each request answered as its own items finish, overload refused with 429 + Retry-After,
 bounded bodies, deadlines and idle connections, and a shutdown that answers everything."""
 
-from truegrade.serve._app import (
-    END_TOKENS,
-    GradeRequest,
-    RewardRequest,
-    create_app,
-    response_of,
-)
+from truegrade.serve._app import create_app
 from truegrade.serve._run import ServerProcess, free_port, serve
-from truegrade.serve._state import ServerLimits, ServerState
+from truegrade.serve._state import ServerLimits
 
 __all__ = [
-    "END_TOKENS",
-    "GradeRequest",
-    "RewardRequest",
     "ServerLimits",
     "ServerProcess",
-    "ServerState",
     "create_app",
     "free_port",
-    "response_of",
     "serve",
 ]

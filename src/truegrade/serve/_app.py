@@ -143,7 +143,8 @@ def create_app(
     """An ASGI app serving ``grader`` (see the module docstring for the endpoints), bounded by
     ``limits`` (``max_queue`` overrides its item limit); ``end_tokens`` are cut from the end of
     ``/get_reward``'s responses; a ``/grade`` row is read as a file's row is (``preset``,
-    ``field_map``: ``--preset``, ``--field``); ``app.state.truegrade`` is its ``ServerState``."""
+    ``field_map``: ``--preset``, ``--field``); ``app.state.truegrade`` holds its admission control
+    and metrics."""
     bounds = limits or ServerLimits()
     if max_queue is not None:
         bounds = ServerLimits(**{**bounds.__dict__, "max_queue": max_queue})

@@ -42,7 +42,8 @@ def serve(
     names). On shutdown it stops accepting, answers requests that arrive on open connections with
     503, lets in-flight requests finish for up to ``graceful_s`` (then answers what is left with
     503), stops the engine, and returns: the process exits 0. ``end_tokens`` replaces
-    ``END_TOKENS``, the tokens cut from ``/get_reward``'s responses; ``preset`` and ``field_map``
+    the tokens cut from the end of ``/get_reward``'s responses (``<|im_end|>``,
+    ``<|endoftext|>``, ``<|eot_id|>``...); ``preset`` and ``field_map``
     say how a ``/grade`` row is read."""
     import uvicorn
 

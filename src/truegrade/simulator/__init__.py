@@ -13,17 +13,13 @@ It also answers the adaptive search's requests for attack candidates, from a scr
 """
 
 from truegrade.simulator._config import SimulatorConfig
-from truegrade.simulator._judge import Reply, judge_reply, true_quality, user_view
-from truegrade.simulator._server import DEFAULT_PORT, SimulatorHandle, run_simulator, serve
+from truegrade.simulator._judge import true_quality
+from truegrade.simulator._server import SimulatorHandle, run_simulator, serve
 
 __all__ = [
-    "DEFAULT_PORT",
-    "Reply",
     "SimulatorConfig",
     "SimulatorHandle",
-    "judge_reply",
     "run_simulator",
     "serve",
     "true_quality",
-    "user_view",
 ]

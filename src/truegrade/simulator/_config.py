@@ -20,7 +20,8 @@ __all__ = ["SimulatorConfig"]
 class SimulatorConfig(BaseModel):
     """How the simulated judge behaves.
 
-    Judging (see ``truegrade.simulator.judge_reply`` for the model):
+    Verdicts follow each text's ``true_quality``; these fields set how sharply, and which flaws
+    are switched on.
 
     Attributes:
         seed: Seeds every random choice (with the request's content, so the same request gets

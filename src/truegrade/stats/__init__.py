@@ -8,17 +8,11 @@ Results are small frozen dataclasses (:class:`Estimate`), never bare tuples.
 """
 
 from truegrade.stats._agreement import auroc, calibration_error, cohen_kappa, macro_f1
-from truegrade.stats._bootstrap import (
-    BootstrapResult,
-    cluster_bootstrap,
-    cluster_totals,
-    resample_counts,
-)
+from truegrade.stats._bootstrap import BootstrapResult, cluster_bootstrap, cluster_totals
 from truegrade.stats._estimate import Estimate, as_float_array, cluster_codes, factorize, json_ready
 from truegrade.stats._inference import (
     PairedDifference,
     bootstrap_mean,
-    clustered_se,
     mean_ci,
     minimum_detectable_effect,
     paired_difference,
@@ -26,7 +20,7 @@ from truegrade.stats._inference import (
     wilson_interval,
     win_rate_ci,
 )
-from truegrade.stats._mean import MeanSE, mean_se
+from truegrade.stats._mean import MeanSE
 from truegrade.stats._summary import GradeSummary, summarize
 
 __all__ = [
@@ -42,17 +36,14 @@ __all__ = [
     "cluster_bootstrap",
     "cluster_codes",
     "cluster_totals",
-    "clustered_se",
     "cohen_kappa",
     "factorize",
     "json_ready",
     "macro_f1",
     "mean_ci",
-    "mean_se",
     "minimum_detectable_effect",
     "paired_difference",
     "proportion_ci",
-    "resample_counts",
     "summarize",
     "wilson_interval",
     "win_rate_ci",

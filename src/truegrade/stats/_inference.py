@@ -62,7 +62,9 @@ def mean_ci(
 ) -> Estimate:
     """Mean with a (cluster-robust when ``clusters`` is given) standard error and t interval.
 
-    ``se`` as in :func:`clustered_se`; the interval is ``mean ± t_{G-1} * se``.
+    ``se`` is the cluster-robust standard error,
+    ``se^2 = G/(G-1) * sum_g (sum_{i in g} (x_i - mean))^2 / n^2`` over ``G`` clusters (with one
+    observation per cluster exactly ``s / sqrt(n)``); the interval is ``mean ± t_{G-1} * se``.
 
     Args:
         values: The observations (scores, 0/1 outcomes).

@@ -24,7 +24,6 @@ from truegrade.validate._recorded import (
     read_grades_pairs,
     read_judgebench,
     read_mt_bench,
-    read_recorded,
 )
 from truegrade.validate._validate import (
     Confusion,
@@ -32,8 +31,6 @@ from truegrade.validate._validate import (
     Metric,
     SliceReport,
     ValidationReport,
-    field_value,
-    label_verdict,
     validate_grades,
 )
 
@@ -50,15 +47,12 @@ __all__ = [
     "SliceReport",
     "ValidationReport",
     "detect_format",
-    "field_value",
     "is_preference_row",
-    "label_verdict",
     "pairwise_agreement",
     "read_alpaca_eval",
     "read_grades_pairs",
     "read_judgebench",
     "read_mt_bench",
-    "read_recorded",
     "validate_grades",
     "validate_pairwise",
     "winner_of",

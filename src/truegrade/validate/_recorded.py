@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 VerdictFormat = Literal["judgebench", "mt-bench", "alpaca-eval", "grades"]
+#: The recorded-verdict formats ``detect_format`` tells apart (``--verdicts-format`` takes these).
 VERDICT_FORMATS: tuple[str, ...] = ("judgebench", "mt-bench", "alpaca-eval", "grades")
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from truegrade import load_grader
 from truegrade.core import Flag, SpecError
-from truegrade.graders.code import CodeKernel, _harness, values_match
+from truegrade.graders.code import _harness
+from truegrade.graders.code._harness import CodeKernel, values_match
 from truegrade.sandbox import SandboxConfig, _launch
 
 ADD_CASES = {

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from truegrade import load_grader
-from truegrade.graders.code import CodeKernel, _harness
+from truegrade.graders.code import _harness
+from truegrade.graders.code._harness import CodeKernel
 from truegrade.sandbox import Sandbox, SandboxConfig
 
 DOUBLES = "def f(n):\n    return [2 * i for i in range(n)]\n"

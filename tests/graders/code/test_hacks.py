@@ -13,8 +13,9 @@ import pytest
 
 from tests.graders.code.humaneval import problems, row
 from truegrade import load_grader
-from truegrade.bench import HACK_PROBLEMS, code_hacks
-from truegrade.graders.code import visible_inputs
+from truegrade.bench import code_hacks
+from truegrade.bench._code import HACK_PROBLEMS
+from truegrade.graders.code._tells import visible_inputs
 
 
 def _visible_only(problem):

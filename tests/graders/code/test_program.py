@@ -3,7 +3,7 @@ of a completion."""
 
 from __future__ import annotations
 
-from truegrade.graders.code import build_program, extract_code
+from truegrade.graders.code._program import build_program, extract_code
 
 PROMPT = 'def add(a, b):\n    """Add."""\n'
 

@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from truegrade.graders.code import TellFlag, find_tells, visible_inputs
+from truegrade.graders.code import TellFlag
+from truegrade.graders.code._tells import find_tells, visible_inputs
 
 HONEST = """
 import math

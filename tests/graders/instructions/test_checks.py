@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from truegrade.graders.instructions import CHECKERS, check, loose_variants, parse_constraints
+from truegrade.graders.instructions import parse_constraints
+from truegrade.graders.instructions._checks import CHECKERS, check, loose_variants
 from truegrade.graders.instructions._text import (
     LanguageUnknown,
     capital_tokens,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from truegrade.core import SpecError
-from truegrade.graders.judge import BUILTIN_TEMPLATES, SYSTEM_PROMPT, PromptBuilder
+from truegrade.graders.judge import PromptBuilder
+from truegrade.graders.judge._prompts import BUILTIN_TEMPLATES, SYSTEM_PROMPT
 
 
 def builder(mode="pairwise", secret=b"s" * 32, template=None):

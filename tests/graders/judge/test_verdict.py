@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from truegrade.graders.judge import ParsedVerdict, parse_verdict, soft_verdict
+from truegrade.graders.judge import ParsedVerdict, parse_verdict
+from truegrade.graders.judge._verdict import soft_verdict
 from truegrade.judge import TokenLogprob
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from truegrade.core import Flag, SpecError, load_grader
-from truegrade.graders.match import normalize_text
+from truegrade.graders.match._exact import normalize_text
 
 
 def grade(response, reference="Paris", **options):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from truegrade.core import Flag, SpecError, load_grader
-from truegrade.graders.match import fenced_blocks, strict_equal
+from truegrade.graders.match._json import fenced_blocks, strict_equal
 
 SCHEMA = {
     "type": "object",

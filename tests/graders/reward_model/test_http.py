@@ -11,7 +11,8 @@ import pytest
 
 from tests.graders.reward_model.rm_test_server import render, text_score
 from truegrade.core import Sample, load_grader
-from truegrade.graders.reward_model import RewardModelFlag, sigmoid
+from truegrade.graders.reward_model import RewardModelFlag
+from truegrade.graders.reward_model._scale import sigmoid
 
 _tags = itertools.count()
 

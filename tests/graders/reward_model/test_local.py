@@ -7,8 +7,8 @@ import pytest
 
 from tests.graders.reward_model.tiny import forward_ids, reference_scores
 from truegrade.core import Sample, load_grader
-from truegrade.graders.reward_model import (
-    RewardModelFlag,
+from truegrade.graders.reward_model import RewardModelFlag
+from truegrade.graders.reward_model._local import (
     load_local_model,
     loaded_models,
     unload_local_models,

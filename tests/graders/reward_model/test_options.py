@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from truegrade.core import SpecError, grader_names, load_grader
-from truegrade.graders.reward_model import INSTALL_HINT, RewardModelGrader, RewardModelOptions
+from truegrade.graders.reward_model import RewardModelGrader, RewardModelOptions
+from truegrade.graders.reward_model._local import INSTALL_HINT
 
 
 def options(**kw) -> RewardModelOptions:

@@ -9,7 +9,8 @@ import statistics
 import pytest
 
 from truegrade.core import Sample, load_grader
-from truegrade.graders.reward_model import RewardModelFlag, ScoreScale, sigmoid
+from truegrade.graders.reward_model import RewardModelFlag
+from truegrade.graders.reward_model._scale import ScoreScale, sigmoid
 
 ROWS = [
     Sample(id=i, prompt="two plus two", response=r)

@@ -11,7 +11,8 @@ import pytest
 from tests.simulator.fixtures import endpoint
 from truegrade.core import Flag, Sample, SpecError, load_grader
 from truegrade.data import read_samples
-from truegrade.graders.rubric import RubricFlag, RubricGrader, parse_rubric, score_rubric
+from truegrade.graders.rubric import RubricFlag, RubricGrader, parse_rubric
+from truegrade.graders.rubric._grader import score_rubric
 
 ROOT = Path(__file__).resolve().parents[3]
 ADVICE = ROOT / "examples" / "data" / "advice_rubric.jsonl"

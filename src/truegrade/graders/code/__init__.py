@@ -16,7 +16,7 @@ from truegrade.graders.code._grader import (
     runs_programs_sandboxed,
     stdio_task,
 )
-from truegrade.graders.code._harness import CodeFlag, CodeKernel, values_match
+from truegrade.graders.code._harness import CodeFlag
 from truegrade.graders.code._languages import language_named, toolchain
 from truegrade.graders.code._package import (
     Package,
@@ -25,17 +25,15 @@ from truegrade.graders.code._package import (
     read_package,
     time_limit_from,
 )
-from truegrade.graders.code._program import build_program, extract_code
 from truegrade.graders.code._rows import reference_solution
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
 from truegrade.graders.code._stdio import VERDICTS
-from truegrade.graders.code._tells import TellFlag, find_tells, visible_inputs
+from truegrade.graders.code._tells import TellFlag
 
 __all__ = [
     "VERDICTS",
     "CodeFlag",
     "CodeGrader",
-    "CodeKernel",
     "CodeOptions",
     "Package",
     "PackageProblem",
@@ -45,10 +43,7 @@ __all__ = [
     "TellFlag",
     "TestSpec",
     "allow_unsandboxed",
-    "build_program",
     "ensure_pch",
-    "extract_code",
-    "find_tells",
     "language_named",
     "max_cpu_s",
     "parse_spec",
@@ -59,6 +54,4 @@ __all__ = [
     "stdio_task",
     "time_limit_from",
     "toolchain",
-    "values_match",
-    "visible_inputs",
 ]

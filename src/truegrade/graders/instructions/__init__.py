@@ -4,12 +4,9 @@ per constraint, and hardened against responses that meet the constraints without
 request (echoing the prompt, stuffing keywords, saying nothing)."""
 
 from truegrade.graders.instructions._checks import (
-    CHECKERS,
     CONSTRAINED_OPTIONS,
     Checker,
     Constraint,
-    check,
-    loose_variants,
     parse_constraints,
 )
 from truegrade.graders.instructions._grader import (
@@ -20,15 +17,12 @@ from truegrade.graders.instructions._grader import (
 )
 
 __all__ = [
-    "CHECKERS",
     "CONSTRAINED_OPTIONS",
     "Checker",
     "Constraint",
     "InstructionFlag",
     "InstructionsGrader",
     "InstructionsOptions",
-    "check",
     "constraints_of",
-    "loose_variants",
     "parse_constraints",
 ]

@@ -5,23 +5,14 @@ The grader talks to endpoints through ``truegrade.judge.JudgeClient``; the promp
 injection logic lives here and is usable on its own (``find_injections``, ``parse_verdict``).
 """
 
-from truegrade.graders.judge._family import KNOWN_FAMILIES, model_family
+from truegrade.graders.judge._family import model_family
 from truegrade.graders.judge._grader import JudgeFlag, JudgeGrader, run_sync
 from truegrade.graders.judge._injection import InjectionFinding, find_injections
 from truegrade.graders.judge._options import JudgeEndpoint, JudgeOptions, template_text
-from truegrade.graders.judge._prompts import (
-    BUILTIN_TEMPLATES,
-    SYSTEM_PROMPT,
-    PromptBuilder,
-    fence,
-    verdict_instruction,
-)
-from truegrade.graders.judge._verdict import ParsedVerdict, parse_verdict, soft_verdict
+from truegrade.graders.judge._prompts import PromptBuilder
+from truegrade.graders.judge._verdict import ParsedVerdict, parse_verdict
 
 __all__ = [
-    "BUILTIN_TEMPLATES",
-    "KNOWN_FAMILIES",
-    "SYSTEM_PROMPT",
     "InjectionFinding",
     "JudgeEndpoint",
     "JudgeFlag",
@@ -29,12 +20,9 @@ __all__ = [
     "JudgeOptions",
     "ParsedVerdict",
     "PromptBuilder",
-    "fence",
     "find_injections",
     "model_family",
     "parse_verdict",
     "run_sync",
-    "soft_verdict",
     "template_text",
-    "verdict_instruction",
 ]

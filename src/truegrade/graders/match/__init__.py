@@ -4,14 +4,13 @@ Each one fails a response that gives several different answers (``hedged``) inst
 the one that happens to match, and none of them tolerates more than it is configured to.
 """
 
-from truegrade.graders.match._choice import ChoiceGrader, ChoiceOptions, extract_choices
-from truegrade.graders.match._exact import NORMALIZERS, ExactGrader, ExactOptions, normalize_text
-from truegrade.graders.match._json import JsonGrader, JsonOptions, fenced_blocks, strict_equal
+from truegrade.graders.match._choice import ChoiceGrader, ChoiceOptions
+from truegrade.graders.match._exact import ExactGrader, ExactOptions
+from truegrade.graders.match._json import JsonGrader, JsonOptions
 from truegrade.graders.match._numeric import NumericGrader, NumericOptions
 from truegrade.graders.match._regex import RegexGrader, RegexOptions
 
 __all__ = [
-    "NORMALIZERS",
     "ChoiceGrader",
     "ChoiceOptions",
     "ExactGrader",
@@ -22,8 +21,4 @@ __all__ = [
     "NumericOptions",
     "RegexGrader",
     "RegexOptions",
-    "extract_choices",
-    "fenced_blocks",
-    "normalize_text",
-    "strict_equal",
 ]

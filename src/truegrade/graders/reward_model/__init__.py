@@ -8,27 +8,11 @@ Put several in an ``ensemble`` to combine them and see where they disagree.
 """
 
 from truegrade.graders.reward_model._grader import RewardModelGrader
-from truegrade.graders.reward_model._local import (
-    INSTALL_HINT,
-    LocalModel,
-    load_local_model,
-    loaded_models,
-    unload_local_models,
-)
 from truegrade.graders.reward_model._options import RewardModelOptions
-from truegrade.graders.reward_model._raw import RawScore, RewardModelFlag
-from truegrade.graders.reward_model._scale import ScoreScale, sigmoid
+from truegrade.graders.reward_model._raw import RewardModelFlag
 
 __all__ = [
-    "INSTALL_HINT",
-    "LocalModel",
-    "RawScore",
     "RewardModelFlag",
     "RewardModelGrader",
     "RewardModelOptions",
-    "ScoreScale",
-    "load_local_model",
-    "loaded_models",
-    "sigmoid",
-    "unload_local_models",
 ]

@@ -12,7 +12,6 @@ from truegrade.graders.rubric._grader import (
     RubricFlag,
     RubricGrader,
     RubricOptions,
-    score_rubric,
 )
 
 __all__ = [
@@ -24,5 +23,4 @@ __all__ = [
     "RubricOptions",
     "load_rubric",
     "parse_rubric",
-    "score_rubric",
 ]
