@@ -35,14 +35,14 @@ def test_all_is_unique_and_every_name_resolves(name):
         assert getattr(module, attr) is not None, f"{name}.{attr}"
 
 
-def test_one_class_per_public_name():
-    # a name two packages export means one concept: never two different classes
+def test_one_object_per_public_name():
+    # a name two packages export means one concept: never two different classes or functions
     homes: dict[str, dict[int, str]] = {}
     for name in PACKAGES:
         module = importlib.import_module(name)
         for attr in module.__all__:
             value = getattr(module, attr)
-            if isinstance(value, type):
+            if isinstance(value, type) or callable(value):
                 homes.setdefault(attr, {})[id(value)] = f"{name}.{attr}"
     assert [sorted(h.values()) for h in homes.values() if len(h) > 1] == []
 

@@ -37,7 +37,7 @@ def simulate_judge_command(
     from pydantic import ValidationError
 
     from truegrade.core import read_config
-    from truegrade.simulator import SimulatorConfig, serve
+    from truegrade.simulator import SimulatorConfig, serve_simulator
 
     values: dict[str, object] = {}
     if config is not None:
@@ -58,4 +58,4 @@ def simulate_judge_command(
         f"judge simulator (not a model) on http://{host}:{port}/v1; Ctrl-C stops it",
         highlight=False,
     )
-    serve(settings, host=host, port=port)
+    serve_simulator(settings, host=host, port=port)

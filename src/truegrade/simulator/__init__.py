@@ -14,12 +14,12 @@ It also answers the adaptive search's requests for attack candidates, from a scr
 
 from truegrade.simulator._config import SimulatorConfig
 from truegrade.simulator._judge import true_quality
-from truegrade.simulator._server import SimulatorHandle, run_simulator, serve
+from truegrade.simulator._server import SimulatorHandle, run_simulator, serve_simulator
 
 __all__ = [
     "SimulatorConfig",
     "SimulatorHandle",
     "run_simulator",
-    "serve",
+    "serve_simulator",
     "true_quality",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from truegrade.simulator._config import SimulatorConfig
-from truegrade.simulator._server import DEFAULT_PORT, serve
+from truegrade.simulator._server import DEFAULT_PORT, serve_simulator
 
 
 def main() -> None:
@@ -17,7 +17,7 @@ def main() -> None:
     parser.add_argument("--config-json", default="{}", help="SimulatorConfig as JSON")
     args = parser.parse_args()
     config = SimulatorConfig.model_validate_json(args.config_json)
-    serve(config, host=args.host, port=args.port, fd=args.fd)
+    serve_simulator(config, host=args.host, port=args.port, fd=args.fd)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from truegrade._ports import SIMULATOR_PORT
 from truegrade.simulator._config import SimulatorConfig
 
-__all__ = ["DEFAULT_PORT", "SimulatorHandle", "run_simulator", "serve"]
+__all__ = ["DEFAULT_PORT", "SimulatorHandle", "run_simulator", "serve_simulator"]
 
 DEFAULT_PORT = SIMULATOR_PORT
 """Where ``truegrade simulate-judge`` listens unless told: next to ``truegrade serve``'s 8000
@@ -157,7 +157,7 @@ def run_simulator(
         sock.close()
 
 
-def serve(
+def serve_simulator(
     config: SimulatorConfig | None = None,
     *,
     host: str = "127.0.0.1",
