@@ -1,11 +1,11 @@
-"""Line coverage of ``make test`` by package, the total, and the floor CI holds it to.
+"""Line coverage of ``make coverage`` by package, the total, and the floor it is held to.
 
-``make test`` runs the suite under ``coverage run`` with ``patch = subprocess``
+``make coverage`` runs the suite under ``coverage run`` with ``patch = subprocess``
 (``[tool.coverage.run]`` in ``pyproject.toml``), so what the engine's workers, the command
 line's subprocesses and the servers run is counted with what the tests run themselves; this
 script combines those data files and prints one line per package (a file's table would run to
 two hundred lines: ``coverage html`` gives it). It exits 1 when the total is under
-``fail_under``, which is how CI enforces the floor.
+``fail_under`` (``[tool.coverage.report]`` in ``pyproject.toml``).
 
 Usage: ``python scripts/coverage_report.py`` from the repository's root, after the suite.
 """
