@@ -38,6 +38,7 @@ PACKAGES=(
     "golang-go    test      has go"                  # Go programs
     "rustc        test      has_rustc"               # Rust programs (Debian's, not a home toolchain)
     "pypy3        test      has pypy3"               # Python as Kattis runs it (problem packages)
+    "git          test      has git"                 # reads and applies repository tasks' patches
 )
 
 missing_packages() {
