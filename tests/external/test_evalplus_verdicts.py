@@ -8,11 +8,12 @@ responses to the published rows, are graded by ``code`` (the preset writes the i
 cases with the canonical solution as the reference program); every disagreement is listed with
 its reason. The test fails on a new one, and on a listed one that no longer disagrees.
 
-MBPP+ is graded whole but for the tasks whose canonical solution took evalplus more than
-``SLOW_S`` on all the inputs (each such row costs ``code`` three runs: the reference, the response
-and its replay); HumanEval+ on the rows of ``humanevalplus_small.jsonl.gz`` within the same bound
-(59 of its 65). The whole of both, slow tasks included, is measured by
-``python -m tests.external.test_evalplus_verdicts HumanEvalPlus.jsonl.gz`` (docs/code.md).
+Every other MBPP+ task is graded (``main`` below grades all of them), but for the tasks whose
+canonical solution took evalplus more than ``SLOW_S`` on all the inputs (each such row costs
+``code`` three runs: the reference, the response and its replay); HumanEval+ on the rows of
+``humanevalplus_small.jsonl.gz`` within the same bound (59 of its 65). The whole of both, slow
+tasks included, is measured by ``python -m tests.external.test_evalplus_verdicts
+HumanEvalPlus.jsonl.gz`` (docs/code.md).
 """
 
 from __future__ import annotations
@@ -91,13 +92,14 @@ def disagreements(outcomes: list[tuple[dict[str, Any], Grade]]) -> dict[tuple[st
 
 @pytest.fixture(scope="module")
 def outcomes() -> list[tuple[dict[str, Any], Grade]]:
-    rows = read_rows(MBPP_PLUS) + read_rows(HUMANEVAL_PLUS_SMALL)
+    # every other MBPP+ task (the suite's time; ``main`` grades the whole of both)
+    rows = read_rows(MBPP_PLUS)[::2] + read_rows(HUMANEVAL_PLUS_SMALL)
     return grade_variants(rows, load_grader("code", **OPTIONS), SLOW_S)
 
 
 def test_the_cases_cover_both_datasets_and_every_variant(outcomes):
     tasks = {verdict["task_id"] for verdict, _ in outcomes}
-    assert sum(t.startswith("Mbpp/") for t in tasks) >= 360  # of 378
+    assert sum(t.startswith("Mbpp/") for t in tasks) >= 180  # of the 189 read
     assert sum(t.startswith("HumanEval/") for t in tasks) >= 55  # of 65
     assert {verdict["variant"] for verdict, _ in outcomes} == {"canonical", "none", "const", "cmp"}
     assert {evalplus_passed(verdict) for verdict, _ in outcomes} == {True, False}

@@ -67,7 +67,9 @@ def test_a_hundred_thousand_rows_survive_a_worker_node_removed_mid_run(cluster, 
     from truegrade.integrations.ray import RayGrader
 
     # two actors leave a CPU free for the replacement; three (one per CPU) leave none, and the
-    # job has to finish on the two actors left
+    # job has to finish on the two actors left (on a fifth of the rows: the 100,000 are the
+    # first case's; the node still goes a fifth of the way through)
+    rows = ROWS if room else ROWS // 5
     remote = RayGrader(
         "math",
         address=cluster.address,
@@ -82,7 +84,7 @@ def test_a_hundred_thousand_rows_survive_a_worker_node_removed_mid_run(cluster, 
         victim = next(n for n in cluster.worker_nodes if n.node_id in where.values())
         (doomed,) = [a for a, node in where.items() if node == victim.node_id]
         with ThreadPoolExecutor(1) as runner:
-            job = runner.submit(remote.grade_batch, _rows(ROWS))
+            job = runner.submit(remote.grade_batch, _rows(rows))
             # the node goes once its actor has graded a few batches (of 200), not on a clock
             while not job.done() and ray.get(doomed.stats.remote())["batches"] < 5:
                 time.sleep(0.05)
@@ -103,10 +105,10 @@ def test_a_hundred_thousand_rows_survive_a_worker_node_removed_mid_run(cluster, 
     else:
         # no room for it anywhere: it is still starting, and no batch waited for it
         assert len(starting) == 1 and after == survivors
-    assert len(grades) == ROWS  # nothing lost
+    assert len(grades) == rows  # nothing lost
     assert [i for i, g in enumerate(grades) if g.error is not None] == []
     # nothing twice, nothing crossed: each row has the one grade its own numbers give
-    assert [(g.score, g.explanation) for g in grades] == [_expected(i) for i in range(ROWS)]
+    assert [(g.score, g.explanation) for g in grades] == [_expected(i) for i in range(rows)]
 
 
 @pytest.mark.timeout(300)
