@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from truegrade.core import SpecError
+from truegrade.graders.match import fenced_blocks
 
 __all__ = ["PatchFile", "PatchReading", "extract_patch", "read_patch", "refusal"]
 
-_FENCE = re.compile(r"```([\w+-]*)[ \t]*\n(.*?)```", re.S)
 _DIFF_START = re.compile(r"^(diff --git |--- )", re.M)
 
 #: File names that configure how tests are collected and run, or how the package is built and
@@ -78,7 +78,8 @@ def extract_patch(response: str) -> str | None:
     """
     if _DIFF_START.match(response):
         return response
-    blocks = [m.group(2) for m in _FENCE.finditer(response) if _DIFF_START.search(m.group(2))]
+    # the shared scanner: linear in the response, however many fences a hostile one opens
+    blocks = [body for body in fenced_blocks(response) if _DIFF_START.search(body)]
     if blocks:
         return blocks[-1]
     start = _DIFF_START.search(response)
