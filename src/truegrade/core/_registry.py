@@ -51,6 +51,7 @@ _BUILTIN: dict[str, str] = {
     "python": "truegrade.graders.python:PythonGrader.from_options",
     "math": "truegrade.graders.math:MathGrader.from_options",
     "code": "truegrade.graders.code:CodeGrader.from_options",
+    "repo": "truegrade.graders.repo:RepoGrader.from_options",
     "judge": "truegrade.graders.judge:JudgeGrader.from_options",
     "reward_model": "truegrade.graders.reward_model:RewardModelGrader.from_options",
     "rubric": "truegrade.graders.rubric:RubricGrader.from_options",

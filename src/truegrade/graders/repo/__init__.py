@@ -1,14 +1,25 @@
 """Repository-level tasks (SWE-bench style): a patch to a repository, judged by the task's tests.
 
-What is here so far is the part every later step rests on: the task read from its published row
-(``read_task``), and the response's patch found, read by git and held to the trust boundary
-(``extract_patch``, ``read_patch``, ``refusal``): a patch that changes a test, a ``conftest.py``,
-the test or packaging configuration, a start-up hook (``*.pth``, ``sitecustomize``), a file of
-the task's own test patch, or makes a symlink, is refused before anything runs. The grader that
-builds the task's environment and runs its tests in the sandbox is not registered yet; see
-``docs/repo.md``.
+``RepoGrader`` (``load_grader("repo")``) reads the task from its published row (``read_task``),
+finds the response's patch and holds it to the trust boundary (``extract_patch``,
+``read_patch``, ``refusal``: a patch that changes a test, a ``conftest.py``, the test or
+packaging configuration, a start-up hook, a file of the task's own test patch, or makes a
+symbolic link, is refused before anything runs), applies it with ``git apply`` to a fresh export
+of the base commit, and runs the task's tests in the sandbox in a cached read-only environment
+(``build_environment``), reading outcomes from a JUnit report and canary tests
+(``judge_patch``). See ``docs/repo.md``.
 """
 
+from truegrade.graders.repo._env import (
+    Environment,
+    EnvironmentUnavailable,
+    EnvSpec,
+    build_environment,
+    find_python,
+    read_requirements,
+)
+from truegrade.graders.repo._grader import RepoGrader, RepoOptions, default_cache_dir
+from truegrade.graders.repo._judge import Judgement, RepoFlag, RunSettings, TaskProblem, judge_patch
 from truegrade.graders.repo._patch import (
     PatchFile,
     PatchReading,
@@ -17,13 +28,29 @@ from truegrade.graders.repo._patch import (
     refusal,
 )
 from truegrade.graders.repo._task import RepoTask, read_task
+from truegrade.graders.repo._tree import Snapshots
 
 __all__ = [
+    "EnvSpec",
+    "Environment",
+    "EnvironmentUnavailable",
+    "Judgement",
     "PatchFile",
     "PatchReading",
+    "RepoFlag",
+    "RepoGrader",
+    "RepoOptions",
     "RepoTask",
+    "RunSettings",
+    "Snapshots",
+    "TaskProblem",
+    "build_environment",
+    "default_cache_dir",
     "extract_patch",
+    "find_python",
+    "judge_patch",
     "read_patch",
+    "read_requirements",
     "read_task",
     "refusal",
 ]

@@ -21,7 +21,14 @@ from pathlib import PurePosixPath
 from truegrade.core import SpecError
 from truegrade.graders.match import fenced_blocks
 
-__all__ = ["PatchFile", "PatchReading", "extract_patch", "read_patch", "refusal"]
+__all__ = [
+    "PatchFile",
+    "PatchReading",
+    "extract_patch",
+    "git_executable",
+    "read_patch",
+    "refusal",
+]
 
 _DIFF_START = re.compile(r"^(diff --git |--- )", re.M)
 
@@ -86,13 +93,18 @@ def extract_patch(response: str) -> str | None:
     return response[start.start() :] if start else None
 
 
-def _git_apply(patch: str, *args: str) -> subprocess.CompletedProcess[bytes]:
-    # ``git apply`` with only reading options touches no tree, so it runs outside any repository
+def git_executable() -> str:
+    """git's path; a ``SpecError`` saying how to install it when there is none."""
     git = shutil.which("git")
     if git is None:
         raise SpecError("repository tasks need git (Debian package git): apt-get install git")
+    return git
+
+
+def _git_apply(patch: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    # ``git apply`` with only reading options touches no tree, so it runs outside any repository
     return subprocess.run(
-        [git, "apply", *args, "-"],
+        [git_executable(), "apply", *args, "-"],
         input=patch.encode("utf-8", "surrogateescape"),
         capture_output=True,
         timeout=30,

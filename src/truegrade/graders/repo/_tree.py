@@ -1,0 +1,223 @@
+"""The tree a repository task's tests run in: the base commit exported fresh, the response's patch
+and then the task's test patch applied with ``git apply`` (no fuzz), canary tests added.
+
+Why a fresh export and not a checkout: a checkout carries the repository's history, and a patch's
+code could read the fix from a later commit (reported against SWE-bench). An export is the base
+commit's files and nothing else. Snapshots are found in local roots, never fetched:
+
+* ``<root>/<instance_id>/base.tar.gz`` (or ``<root>/<instance_id>.tar.gz``): a ``git archive`` of
+  the base commit (its embedded commit id must be the task's);
+* ``<root>/<owner>__<name>.git`` or ``<root>/<owner>/<name>`` (``.git`` or not): a git
+  directory, exported with ``git archive <base_commit>``.
+
+The patches are applied on the host with git, not in the sandbox: ``git apply`` neither runs nor
+follows anything the patch holds, and refuses paths outside the tree; the trust boundary
+(``truegrade.graders.repo._patch``) has already refused links and protected files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import secrets
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from truegrade.core import DataError
+from truegrade.graders.repo._patch import git_executable
+from truegrade.graders.repo._task import RepoTask
+
+__all__ = [
+    "Canaries",
+    "Snapshots",
+    "add_canaries",
+    "apply_patch",
+    "pack_tree",
+    "run_files",
+    "workspace",
+]
+
+_GIT_TIMEOUT_S = 120.0
+
+
+class Snapshots:
+    """Where repositories' base trees are found: local roots, searched in order."""
+
+    def __init__(self, roots: Sequence[str | Path]) -> None:
+        self.roots = tuple(Path(r) for r in roots)
+
+    def _archive(self, task: RepoTask) -> Path | None:
+        for root in self.roots:
+            for candidate in (
+                root / task.instance_id / "base.tar.gz",
+                root / task.instance_id / "base.tar",
+                root / f"{task.instance_id}.tar.gz",
+                root / f"{task.instance_id}.tar",
+            ):
+                if candidate.is_file():
+                    return candidate
+        return None
+
+    def _git_dir(self, task: RepoTask) -> Path | None:
+        owner, _, name = task.repo.partition("/")
+        for root in self.roots:
+            for candidate in (
+                root / f"{owner}__{name}.git",
+                root / f"{owner}__{name}",
+                root / owner / f"{name}.git",
+                root / owner / name,
+            ):
+                if (candidate / "HEAD").is_file() or (candidate / ".git").exists():
+                    return candidate
+        return None
+
+    def requirements(self, task: RepoTask) -> Path | None:
+        """``<root>/<instance_id>/requirements.txt``, when a root has one."""
+        for root in self.roots:
+            path = root / task.instance_id / "requirements.txt"
+            if path.is_file():
+                return path
+        return None
+
+    def export(self, task: RepoTask, into: Path) -> None:
+        """Write the base commit's files into the empty directory ``into``.
+
+        Raises:
+            DataError: no root holds the repository, or the snapshot is of another commit.
+        """
+        archive = self._archive(task)
+        if archive is not None:
+            with tarfile.open(archive) as tar:
+                commit = tar.pax_headers.get("comment")
+                if commit and not commit.startswith(task.base_commit[:40]):
+                    raise DataError(
+                        f"task {task.instance_id!r}: {archive} is an export of {commit}, "
+                        f"not of the base commit {task.base_commit}"
+                    )
+                tar.extractall(into, filter="data")
+            return
+        git_dir = self._git_dir(task)
+        if git_dir is None:
+            where = ", ".join(str(r) for r in self.roots) or "(no root given)"
+            raise DataError(
+                f"task {task.instance_id!r}: no snapshot of {task.repo} in {where}: give a "
+                f"directory holding {task.instance_id}/base.tar.gz or a git directory "
+                f"{task.repo.replace('/', '__')}.git (option repos)"
+            )
+        done = subprocess.run(
+            [git_executable(), "-C", str(git_dir), "archive", "--format=tar", task.base_commit],
+            capture_output=True,
+            timeout=_GIT_TIMEOUT_S,
+            env=_git_env(into),
+            check=False,
+        )
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip()
+            raise DataError(
+                f"task {task.instance_id!r}: {git_dir} has no commit {task.base_commit}: {said}"
+            )
+        with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+            tar.extractall(into, filter="data")
+
+
+def _git_env(where: Path) -> dict[str, str]:
+    """git with no user or system configuration, and no repository found above ``where``."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(where),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CEILING_DIRECTORIES": str(where.parent),
+        "LC_ALL": "C",
+    }
+
+
+@contextlib.contextmanager
+def workspace() -> Iterator[Path]:
+    """An empty private directory for one grade's tree, removed afterwards."""
+    base = tempfile.mkdtemp(prefix="truegrade-repo-")
+    try:
+        tree = Path(base) / "tree"
+        tree.mkdir()
+        yield tree
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def apply_patch(tree: Path, patch: str) -> str | None:
+    """Apply ``patch`` to ``tree`` with ``git apply`` as it is (no fuzz, no reduced context, no
+    rejects); None when it applied, else git's reason."""
+    if not patch.strip():
+        return None
+    done = subprocess.run(
+        [git_executable(), "apply", "--whitespace=nowarn", "-"],
+        input=patch.encode("utf-8", "surrogateescape"),
+        cwd=tree,
+        capture_output=True,
+        timeout=_GIT_TIMEOUT_S,
+        env=_git_env(tree),
+        check=False,
+    )
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return "; ".join(said[:4]) or f"git apply exited {done.returncode}"
+
+
+def run_files(task: RepoTask, test_patch_files: Sequence[str], tree: Path) -> list[str]:
+    """The test files to run: those the test patch touches and those the expected tests name,
+    that exist in the tree (SWE-bench runs the test patch's files)."""
+    named = [t.split("::", 1)[0] for t in (*task.fail_to_pass, *task.pass_to_pass)]
+    out: list[str] = []
+    for path in (*test_patch_files, *named):
+        if path.endswith(".py") and path not in out and (tree / path).is_file():
+            out.append(path)
+    return out
+
+
+@dataclass(frozen=True)
+class Canaries:
+    """Tests added after the patches, under names nobody could know: in each run file, one that
+    must fail and one that must pass. A runner rewritten to report everything passed shows the
+    first passing; one rewritten to fail or drop tests shows the second failing or missing."""
+
+    must_fail: tuple[str, ...]
+    must_pass: tuple[str, ...]
+
+
+def add_canaries(tree: Path, files: Sequence[str]) -> Canaries:
+    """Append a must-fail and a must-pass test to each of ``files`` (module level, so no fixture
+    or class of the file changes them)."""
+    must_fail: list[str] = []
+    must_pass: list[str] = []
+    for path in files:
+        fail_name = f"test_{secrets.token_hex(8)}"
+        pass_name = f"test_{secrets.token_hex(8)}"
+        left, right = secrets.randbelow(1 << 30), secrets.randbelow(1 << 30) + (1 << 30)
+        code = (
+            f"\n\n\ndef {fail_name}():\n    assert {left} == {right}\n"
+            f"\n\ndef {pass_name}():\n    assert {left} != {right}\n"
+        )
+        with open(tree / path, "a", encoding="utf-8") as handle:
+            handle.write(code)
+        must_fail.append(f"{path}::{fail_name}")
+        must_pass.append(f"{path}::{pass_name}")
+    return Canaries(tuple(must_fail), tuple(must_pass))
+
+
+def pack_tree(tree: Path) -> bytes:
+    """The tree as an uncompressed tar, for the sandbox (which takes flat files only)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for folder, dirs, names in os.walk(tree):  # links are not followed, only packed
+            dirs.sort()
+            for name in sorted(dirs) + sorted(names):
+                path = Path(folder) / name
+                tar.add(path, arcname=str(path.relative_to(tree)), recursive=False)
+    return buffer.getvalue()
