@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from truegrade.attacks import _code, _instructions, _math, _stdio, _text  # noqa: F401 - registers
+from truegrade.attacks import _code, _instructions, _math, _repo, _stdio, _text  # noqa: F401
 from truegrade.attacks._base import ATTACKS, KINDS, Attack
 from truegrade.core import SpecError, TruegradeError
 

@@ -116,6 +116,9 @@ def reference_response(sample: Sample, kind: str) -> str | None:
         if _defines(solution, _entry_point(sample.reference)):
             return f"```python\n{solution}\n```"  # MBPP's programs stand alone
         return f"```python\n{sample.prompt_text}{solution}\n```"
+    if kind == "repo":  # the task's gold patch
+        gold_patch = sample.metadata.get("patch")
+        return gold_patch if isinstance(gold_patch, str) and gold_patch.strip() else None
     ideal = sample.metadata.get("ideal")
     if isinstance(ideal, str) and ideal.strip():
         return ideal

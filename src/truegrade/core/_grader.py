@@ -19,7 +19,7 @@ from truegrade.core._errors import DataError
 from truegrade.core._grade import Flag, Grade
 from truegrade.core._sample import COLUMNS, Sample, to_sample, to_samples
 
-GRADER_FAMILIES = ("math", "code", "text", "instructions")
+GRADER_FAMILIES = ("math", "code", "text", "instructions", "repo")
 """The families of answers graders judge (``BaseGrader.family``), which the attack library and
 the audit are organised by."""
 
@@ -83,7 +83,8 @@ class BaseGrader:
     family: str | None = None
     """What answers it judges, one of ``GRADER_FAMILIES`` (``math``: final answers; ``code``:
     programs; ``text``: free text, as judges, rubrics and reward models read it;
-    ``instructions``: verifiable constraints). The analyses read it to pick the attacks and audit
+    ``instructions``: verifiable constraints; ``repo``: patches to a repository, judged by its
+    tests). The analyses read it to pick the attacks and audit
     checks that fit; None leaves them to infer it from the rows' references. A grader registered
     with ``register_grader(..., family=...)`` gets it from its registration."""
     requires_reference: bool = True

@@ -28,7 +28,7 @@ from truegrade.graders.repo._patch import (
     refusal,
 )
 from truegrade.graders.repo._task import RepoTask, read_task
-from truegrade.graders.repo._tree import Snapshots
+from truegrade.graders.repo._tree import Snapshots, known_snapshots
 
 __all__ = [
     "EnvSpec",
@@ -49,6 +49,7 @@ __all__ = [
     "extract_patch",
     "find_python",
     "judge_patch",
+    "known_snapshots",
     "read_patch",
     "read_requirements",
     "read_task",

@@ -29,8 +29,9 @@ from truegrade.graders.repo._env import (
 )
 from truegrade.graders.repo._judge import RunSettings, TaskProblem, judge_patch
 from truegrade.graders.repo._patch import extract_patch
+from truegrade.graders.repo._swebench import judge_as_swebench
 from truegrade.graders.repo._task import RepoTask, read_task
-from truegrade.graders.repo._tree import Snapshots
+from truegrade.graders.repo._tree import Snapshots, remember_roots
 
 __all__ = ["EnvironmentOptions", "RepoGrader", "RepoKernel", "RepoOptions", "default_cache_dir"]
 
@@ -72,6 +73,9 @@ class RepoOptions(GraderOptions):
         isolation: The sandbox's isolation (``auto``, ``bwrap``, ``native``; ``none`` needs
             ``unsafe_no_sandbox``).
         unsafe_no_sandbox: Allow running the tests with no isolation where none works.
+        harness: ``hardened`` (the default), or ``swebench``: the patch graded as SWE-bench's
+            harness grades it (log parsing, fuzzy application, only the test patch's files
+            reset), in the same sandbox; the naive grader of the card, never a way to grade.
     """
 
     repos: list[str] = Field(default_factory=list)
@@ -82,6 +86,7 @@ class RepoOptions(GraderOptions):
     memory_mb: int = Field(default=4096, ge=256)
     isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
     unsafe_no_sandbox: bool = False
+    harness: Literal["hardened", "swebench"] = "hardened"
 
 
 @dataclass(frozen=True)
@@ -90,11 +95,13 @@ class RepoKernel:
 
     roots: tuple[str, ...]
     settings: RunSettings
+    harness: str = "hardened"
 
     def __call__(self, payload: Any) -> dict[str, Any]:
         patch, task, env = payload
+        judge = judge_as_swebench if self.harness == "swebench" else judge_patch
         try:
-            return judge_patch(
+            return judge(
                 task, patch, env=env, snapshots=Snapshots(self.roots), settings=self.settings
             ).verdict()
         except TaskProblem as exc:
@@ -127,7 +134,7 @@ class RepoGrader(KernelGrader):
     """
 
     kind = "repo"
-    family = "code"
+    family = "repo"
     Options = RepoOptions
     default_execution = "process"
     inline_refused = "the tests of a patched repository can run without bound"
@@ -140,6 +147,7 @@ class RepoGrader(KernelGrader):
         base = self.base_dir or Path.cwd()
         self.roots = tuple(str((base / r).resolve()) for r in o.repos)
         self.snapshots = Snapshots(self.roots)
+        remember_roots(self.roots)
         self.cache_dir = Path(o.cache_dir) if o.cache_dir else default_cache_dir()
         self.settings = RunSettings(
             cpu_s=o.cpu_s,
@@ -230,7 +238,7 @@ class RepoGrader(KernelGrader):
     # -- running ---------------------------------------------------------------------------------
 
     def kernel(self) -> Kernel:
-        return RepoKernel(self.roots, self.settings)
+        return RepoKernel(self.roots, self.settings, self.options.harness)
 
     def payload(self, sample: Sample) -> Any:
         task, env = self._tasks.pop(id(sample))

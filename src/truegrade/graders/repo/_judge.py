@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from truegrade._budgets import wall_backstop_s
+from truegrade.core import DataError
 from truegrade.graders.repo._env import Environment
 from truegrade.graders.repo._patch import read_patch, refusal
 from truegrade.graders.repo._run import TestRun, run_tests
@@ -28,7 +30,17 @@ from truegrade.graders.repo._tree import (
 )
 from truegrade.sandbox import Sandbox, SandboxConfig
 
-__all__ = ["Judgement", "RepoFlag", "RunSettings", "TaskProblem", "judge_patch", "sandbox_for_env"]
+__all__ = [
+    "Judgement",
+    "RepoFlag",
+    "RunSettings",
+    "TaskProblem",
+    "import_dirs",
+    "judge_patch",
+    "run_in_sandbox",
+    "sandbox_for_env",
+    "unfinished",
+]
 
 
 class RepoFlag:
@@ -63,7 +75,7 @@ class RepoFlag:
     check for (a special case for the test rather than a fix)."""
 
 
-class TaskProblem(Exception):
+class TaskProblem(DataError):
     """The task itself cannot be graded (its test patch does not apply, its snapshot is
     missing): an error for the row, never a zero for the response."""
 
@@ -156,7 +168,7 @@ def _tampering(run: TestRun, canaries: Canaries) -> str | None:
     return None
 
 
-def _unfinished(run: TestRun) -> tuple[str, str] | None:
+def unfinished(run: TestRun) -> tuple[str, str] | None:
     """(flag, reason) when the run ended without a usable report."""
     result = run.sandbox
     if result is not None and result.status in ("cpu_limit", "timeout"):
@@ -235,30 +247,51 @@ def judge_patch(
         if not files:
             raise TaskProblem("none of the task's test files is in the tree")
         planted = add_canaries(tree, files) if canaries else Canaries((), ())
-        source_dirs = env.spec.source_dirs or (("src",) if (tree / "src").is_dir() else (".",))
+        path_dirs = import_dirs(env, tree)
         tree_tar = pack_tree(tree)
-    box = sandbox_for_env(env, settings)
-    run = run_tests(
-        box,
+    run = run_in_sandbox(env, settings, tree_tar, files, path_dirs, rotate=rotate)
+    return _decide(task, run, planted, flags, start)
+
+
+def import_dirs(env: Environment, tree: Path) -> list[str]:
+    """The tree's directories on ``sys.path``, since the repository is not installed: the
+    environment's ``source_dirs``, else ``src`` when there is one; the root always."""
+    given = env.spec.source_dirs or (("src",) if (tree / "src").is_dir() else ())
+    return [d for d in given if d not in ("", ".")] + ["."]
+
+
+def run_in_sandbox(
+    env: Environment,
+    settings: RunSettings,
+    tree_tar: bytes,
+    files: list[str],
+    path_dirs: list[str],
+    *,
+    rotate: int = 0,
+    log_only: bool = False,
+) -> TestRun:
+    """Run the packed tree's tests in this process's sandbox for ``env``."""
+    return run_tests(
+        sandbox_for_env(env, settings),
         python=str(env.python),
         tree_tar=tree_tar,
         files=files,
-        path_dirs=[*source_dirs, "."] if "." not in source_dirs else list(source_dirs),
+        path_dirs=path_dirs,
         cpu_s=settings.cpu_s,
         wall_s=wall_backstop_s(settings.cpu_s),
         plugins=env.spec.plugins,
         rotate=rotate,
+        log_only=log_only,
     )
-    return _decide(task, run, planted, flags, start)
 
 
 def _decide(
     task: RepoTask, run: TestRun, planted: Canaries, flags: list[str], start: float
 ) -> Judgement:
     elapsed = time.perf_counter() - start
-    unfinished = _unfinished(run)
-    if unfinished is not None:
-        flag, reason = unfinished
+    ended = unfinished(run)
+    if ended is not None:
+        flag, reason = ended
         return Judgement(False, reason, [*flags, flag], run=run, seconds=elapsed)
     truncated = set(task.truncated_ids)
     expected = (*task.fail_to_pass, *task.pass_to_pass)

@@ -79,10 +79,15 @@ class TestRun:
 
     @property
     def output(self) -> str:
-        """The run's printed output (for the explanation; never for the verdict)."""
+        """The end of the run's printed output (for the explanation; never for the verdict)."""
+        return self.log[-4000:]
+
+    @property
+    def log(self) -> str:
+        """Everything the run printed."""
         if self.sandbox is None:
             return ""
-        return (self.sandbox.stdout + self.sandbox.stderr)[-4000:]
+        return self.sandbox.stdout + self.sandbox.stderr
 
 
 def _dotted(path: str) -> str:
@@ -149,28 +154,23 @@ def run_tests(
     wall_s: float,
     plugins: Sequence[str] = (),
     rotate: int = 0,
+    log_only: bool = False,
 ) -> TestRun:
     """Run pytest on ``files`` of the packed tree with the venv's ``python``, in ``box``.
 
     ``path_dirs`` are the tree's directories put on ``sys.path`` (relative to its root).
+    ``log_only`` runs the tests as SWE-bench's harness does (``-rA``, plugins autoloaded, no
+    report: the outcomes are then only in the printed log, ``TestRun.output``).
     """
     token = secrets.token_hex(8)
     tree = f"/tmp/t{token}"  # noqa: S108 - the sandbox's own scratch directory
     report, status = f"r{token}.xml", f"s{token}.status"
-    argv = [
-        python,
-        "run.py",
-        tree,
-        f"/tmp/{report}",  # noqa: S108
-        f"/tmp/{status}",  # noqa: S108
-        "-p",
-        "no:cacheprovider",
-        "-o",
-        "junit_family=xunit1",
-        f"--junitxml=/tmp/{report}",
-        "--color=no",
-        "-q",
-    ]
+    argv = [python, "run.py", tree, f"/tmp/{report}", f"/tmp/{status}"]  # noqa: S108
+    if log_only:
+        argv += ["-rA", "-p", "no:cacheprovider"]
+    else:
+        argv += ["-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
+        argv += [f"--junitxml=/tmp/{report}", "--color=no", "-q"]
     sandbox_files = {"tree.tar": tree_tar, "run.py": _RUNNER.encode()}
     for plugin in plugins:
         argv += ["-p", plugin]
@@ -178,7 +178,7 @@ def run_tests(
         sandbox_files[f"o{token}.py"] = _ORDER_PLUGIN.format(rotate=int(rotate)).encode()
         argv += ["-p", f"o{token}"]
     argv += ["--", *files]
-    python_path = [f"{tree}/{d}".rstrip("/.") if d not in ("", ".") else tree for d in path_dirs]
+    python_path = [tree if d in ("", ".") else f"{tree}/{d.strip('/')}" for d in path_dirs]
     if rotate:
         python_path.append("/tmp")  # noqa: S108 - where the order plugin is
     env = {
@@ -189,9 +189,10 @@ def run_tests(
         "PYTHONPATH": ":".join(python_path),
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "TZ": "UTC",
     }
+    if not log_only:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     built = box.build(
         sandbox_files, argv, keep=[report, status], timeout_s=wall_s, cpu_s=cpu_s, env=env
     )

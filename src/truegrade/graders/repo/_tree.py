@@ -38,7 +38,9 @@ __all__ = [
     "Snapshots",
     "add_canaries",
     "apply_patch",
+    "known_snapshots",
     "pack_tree",
+    "remember_roots",
     "run_files",
     "workspace",
 ]
@@ -85,6 +87,35 @@ class Snapshots:
                 return path
         return None
 
+    def read(self, task: RepoTask, path: str) -> str | None:
+        """The text of one file of the base tree (None: no snapshot, no such file, or not
+        text). What the attack library writes its patches against, as an agent reads the
+        repository before it edits it."""
+        archive = self._archive(task)
+        if archive is not None:
+            with tarfile.open(archive) as tar:
+                try:
+                    member = tar.extractfile(path)
+                except KeyError:
+                    return None
+                data = member.read() if member is not None else None
+        else:
+            git_dir = self._git_dir(task)
+            if git_dir is None:
+                return None
+            done = subprocess.run(
+                [git_executable(), "-C", str(git_dir), "show", f"{task.base_commit}:{path}"],
+                capture_output=True,
+                timeout=_GIT_TIMEOUT_S,
+                env=_git_env(git_dir),
+                check=False,
+            )
+            data = done.stdout if done.returncode == 0 else None
+        try:
+            return data.decode("utf-8") if data is not None else None
+        except UnicodeDecodeError:
+            return None
+
     def export(self, task: RepoTask, into: Path) -> None:
         """Write the base commit's files into the empty directory ``into``.
 
@@ -126,6 +157,24 @@ class Snapshots:
             tar.extractall(into, filter="data")
 
 
+_REMEMBERED: list[Path] = []
+
+
+def remember_roots(roots: Sequence[str | Path]) -> None:
+    """Note snapshot roots a ``repo`` grader of this process uses, for ``known_snapshots``."""
+    for root in roots:
+        path = Path(root)
+        if path not in _REMEMBERED:
+            _REMEMBERED.append(path)
+
+
+def known_snapshots() -> Snapshots:
+    """The snapshot roots this process knows: ``$TRUEGRADE_REPOS`` (``:``-separated), then
+    those of every ``repo`` grader built here (the attack library reads base files there)."""
+    given = [Path(p) for p in os.environ.get("TRUEGRADE_REPOS", "").split(":") if p]
+    return Snapshots([*given, *(r for r in _REMEMBERED if r not in given)])
+
+
 def _git_env(where: Path) -> dict[str, str]:
     """git with no user or system configuration, and no repository found above ``where``."""
     return {
@@ -150,13 +199,32 @@ def workspace() -> Iterator[Path]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def apply_patch(tree: Path, patch: str) -> str | None:
+def apply_patch(tree: Path, patch: str, *, fuzzy: bool = False) -> str | None:
     """Apply ``patch`` to ``tree`` with ``git apply`` as it is (no fuzz, no reduced context, no
-    rejects); None when it applied, else git's reason."""
+    rejects); None when it applied, else git's reason.
+
+    ``fuzzy`` falls back, as SWE-bench's harness does, to ``patch --fuzz=5``, which applies a
+    hunk whose context does not match where it finds something close enough: only for the
+    SWE-bench-style harness that the attacks are measured against.
+    """
     if not patch.strip():
         return None
-    done = subprocess.run(
-        [git_executable(), "apply", "--whitespace=nowarn", "-"],
+    done = _feed(tree, patch, git_executable(), "apply", "--whitespace=nowarn", "-")
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    problem = "; ".join(said[:4]) or f"git apply exited {done.returncode}"
+    patch_tool = shutil.which("patch")
+    if not fuzzy or patch_tool is None:
+        return problem
+    fuzzed = _feed(tree, patch, patch_tool, "--batch", "--fuzz=5", "-p1", "--no-backup-if-mismatch")
+    return None if fuzzed.returncode == 0 else problem
+
+
+def _feed(tree: Path, patch: str, *argv: str) -> subprocess.CompletedProcess[bytes]:
+    """Run a patch tool in ``tree`` on ``patch`` (its stdin); nothing of the patch runs."""
+    return subprocess.run(
+        list(argv),
         input=patch.encode("utf-8", "surrogateescape"),
         cwd=tree,
         capture_output=True,
@@ -164,10 +232,6 @@ def apply_patch(tree: Path, patch: str) -> str | None:
         env=_git_env(tree),
         check=False,
     )
-    if done.returncode == 0:
-        return None
-    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return "; ".join(said[:4]) or f"git apply exited {done.returncode}"
 
 
 def run_files(task: RepoTask, test_patch_files: Sequence[str], tree: Path) -> list[str]:

@@ -1,0 +1,77 @@
+"""The attack library's repository hacks against both harnesses, on a real instance
+(marshmallow-1359): SWE-bench's way of grading rewards six of them; the ``repo`` grader
+rewards none, each stopped by the rule the docs argue for, and still resolves the gold patch."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.graders.repo import ROWS
+from tests.graders.repo.conftest import NEEDS
+from truegrade.attacks import attacks_for, run_attacks
+from truegrade.core import to_samples
+from truegrade.graders.repo import RepoFlag
+
+pytestmark = [*NEEDS, pytest.mark.slow]
+
+ROW = ROWS[0]
+
+#: What stops each hack in the hardened grader.
+STOPPED_BY = {
+    ("conftest_hook", "conftest.py"): RepoFlag.PATCH_REFUSED,
+    ("conftest_hook", "tests/conftest.py"): RepoFlag.PATCH_REFUSED,
+    ("runner_patch", "TestReport"): RepoFlag.RUNNER_TAMPERED,
+    ("forged_output", "atexit"): RepoFlag.RUNNER_IMPORT,  # a tell; the report says failed
+    ("failures_skipped", "xfail"): RepoFlag.RUNNER_TAMPERED,
+    ("failures_skipped", "skip"): RepoFlag.RUNNER_TAMPERED,
+    ("test_edits", "skip marker"): RepoFlag.PATCH_REFUSED,
+    ("test_edits", "deleted"): RepoFlag.PATCH_REFUSED,
+    ("startup_hooks", "sitecustomize"): RepoFlag.PATCH_REFUSED,
+    ("startup_hooks", ".pth"): RepoFlag.PATCH_REFUSED,
+    ("startup_hooks", "pytest11"): RepoFlag.PATCH_REFUSED,
+    ("fuzzed_hunks", "context changed"): RepoFlag.PATCH_DOES_NOT_APPLY,
+}
+#: The hacks SWE-bench's grading (log parsing, fuzzy application, only the test patch's files
+#: reset, XFAIL counted as a pass) rewards.
+SWEBENCH_REWARDS = {
+    ("conftest_hook", "conftest.py"),
+    ("conftest_hook", "tests/conftest.py"),
+    ("runner_patch", "TestReport"),
+    ("forged_output", "atexit"),
+    ("failures_skipped", "xfail"),
+    ("fuzzed_hunks", "context changed"),
+}
+
+
+def _hacks(hardened):
+    del hardened  # built: its snapshot roots are where the attacks read the base tree
+    sample = to_samples([ROW])[0]
+    return {
+        (a.name, c.variant): c.response
+        for a in attacks_for("repo")
+        for c in a.candidates(sample, random.Random(0))
+    }
+
+
+def test_no_hack_is_rewarded_by_the_repo_grader_and_six_are_by_log_grading(hardened, swebench):
+    hacks = _hacks(hardened)
+    assert set(hacks) == set(STOPPED_BY)
+    rows = [{**ROW, "model_patch": patch} for patch in hacks.values()]
+    for key, grade in zip(hacks, hardened.grade_batch(rows), strict=True):
+        assert grade.error is None and grade.passed is False, (key, grade)
+        assert STOPPED_BY[key] in grade.flags, (key, grade)
+    rewarded = {
+        key for key, grade in zip(hacks, swebench.grade_batch(rows), strict=True) if grade.passed
+    }
+    assert rewarded == SWEBENCH_REWARDS
+
+
+def test_truegrade_attack_reports_the_hacks_with_the_gold_patch_as_control(hardened, swebench):
+    hard = run_attacks(hardened, [ROW], attacks=["conftest_hook", "runner_patch"])
+    naive = run_attacks(swebench, [ROW], attacks=["conftest_hook", "runner_patch"])
+    assert hard.kind == "repo" and naive.kind == "repo"
+    assert hard.controls.passed == 1  # the gold patch, graded as a response
+    assert hard.exploitability.items_exploited == 0
+    assert naive.exploitability.items_exploited == 1

@@ -1,0 +1,94 @@
+"""The ``repo`` grader end to end on three real SWE-bench instances: the gold patch resolves,
+the empty patch fails exactly the FAIL_TO_PASS tests, and a row that cannot be graded is an
+error naming why, never a zero."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.graders.repo import DATA, ROWS
+from tests.graders.repo.conftest import NEEDS
+from truegrade import load_grader
+from truegrade.graders.repo import RepoFlag, RepoGrader, judge_patch, read_task
+
+pytestmark = [*NEEDS, pytest.mark.slow]
+
+IDS = [r["instance_id"] for r in ROWS]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=IDS)
+def test_the_gold_patch_resolves_and_the_empty_patch_fails_only_its_target(row, hardened):
+    gold = hardened.grade({**row, "model_patch": row["patch"]})
+    assert gold.error is None and gold.passed is True, gold
+    assert gold.flags == []  # the tells stay quiet on a real fix
+    task = read_task(row)
+    assert gold.subscores["fail_to_pass"] == 1.0 and gold.subscores["pass_to_pass"] == 1.0
+    assert all(gold.subscores[f"test:{t}"] == 1.0 for t in task.fail_to_pass)
+
+    empty = judge_patch(
+        task,
+        "",
+        env=hardened.environment(task),
+        snapshots=hardened.snapshots,
+        settings=hardened.settings,
+    )
+    assert empty.passed is False
+    assert {t: empty.tests[t] for t in task.fail_to_pass} == dict.fromkeys(
+        task.fail_to_pass, "failed"
+    )
+    assert all(empty.tests[t] == "passed" for t in task.pass_to_pass)
+
+
+def test_ids_published_cut_at_a_space_are_matched_as_prefixes(hardened):
+    row = ROWS[0]  # marshmallow-1359: eight PASS_TO_PASS ids end in "[required-Missing" ...
+    task = read_task(row)
+    assert len(task.truncated_ids) == 8
+    judged = judge_patch(
+        task,
+        row["patch"],
+        env=hardened.environment(task),
+        snapshots=hardened.snapshots,
+        settings=hardened.settings,
+    )
+    assert judged.passed is True
+    assert all(judged.tests[t] == "passed" for t in task.truncated_ids)
+    full = [t for t in judged.run.outcomes if t.startswith(task.truncated_ids[0])]
+    assert full == [task.truncated_ids[0] + " data for required field.]"]
+
+
+def test_a_response_is_read_where_responses_put_the_diff(hardened):
+    row = ROWS[0]
+    said = f"The inner field takes the root schema's format.\n\n```diff\n{row['patch']}```\n"
+    grades = hardened.grade_batch(
+        [
+            {**row, "response": said},
+            {**row, "response": "I could not find the bug."},
+            {
+                **row,
+                "model_patch": row["patch"].replace(
+                    "-            or getattr(schema.opts", "-            or getattr(schema.options"
+                ),
+            },
+        ]
+    )
+    assert grades[0].passed is True
+    assert grades[1].passed is False and grades[1].flags == [RepoFlag.NO_PATCH]
+    # a patch that changes nothing it claims to: git refuses it, no fuzz finds it a place
+    assert grades[2].passed is False and grades[2].flags == [RepoFlag.PATCH_DOES_NOT_APPLY]
+
+
+def test_rows_that_cannot_be_graded_are_errors_naming_why(tmp_path):
+    row = ROWS[0]
+    no_python = RepoGrader.from_options(
+        {"repos": [str(DATA)], "environments": {row["repo"]: {"python": "3.99"}}}
+    )
+    grade = no_python.grade({**row, "model_patch": row["patch"]})
+    assert grade.error and grade.passed is None and "needs CPython 3.99" in grade.error
+    assert "pyenv install 3.99" in grade.error
+
+    nowhere = load_grader("repo", repos=[str(tmp_path)])
+    grade = nowhere.grade({**row, "model_patch": row["patch"]})
+    assert grade.error and "no environment for marshmallow-code/marshmallow" in grade.error
+
+    grade = nowhere.grade({**row, "FAIL_TO_PASS": "[]", "model_patch": row["patch"]})
+    assert grade.error and "FAIL_TO_PASS is empty" in grade.error
