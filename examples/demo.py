@@ -76,6 +76,42 @@ EXAMPLES: list[dict[str, Any]] = [
     },
 ]
 
+# The repository tasks' snapshots (base trees and pinned environments) live with the tests; flask's
+# environment is the few packages its tests use (tests/data/repo/README.md: same results as the
+# 64 of SWE-bench's environment, built in seconds instead of half a minute).
+REPO_OPTIONS = {
+    "repos": [str(HERE.parent / "tests" / "data" / "repo")],
+    "environments": {
+        "pallets/flask": {
+            "python": "3.11",
+            "requirements": [
+                "setuptools==70.0.0",
+                "click==8.1.3",
+                "itsdangerous==2.1.2",
+                "Jinja2==3.1.2",
+                "MarkupSafe==2.1.1",
+                "Werkzeug==2.3.7",
+                "pytest==7.3.0",
+                "iniconfig==2.0.0",
+                "packaging==23.0",
+                "pluggy==1.0.0",
+                "asgiref==3.6.0",
+                "python-dotenv==1.0.0",
+            ],
+        }
+    },
+}
+EXAMPLES.append(
+    {
+        "name": "repository tasks",
+        "data": "repo_tasks.jsonl",
+        "graders": [
+            ("SWE-bench-style log grading", "repo", {**REPO_OPTIONS, "harness": "swebench"}),
+            ("truegrade repo", "repo", REPO_OPTIONS),
+        ],
+    }
+)
+
 STYLE = {"unsafe": "bold red", "caution": "bold yellow", "holds": "bold green"}
 
 
