@@ -10,6 +10,7 @@ of the base commit, and runs the task's tests in the sandbox in a cached read-on
 (``judge_patch``). See ``docs/repo.md``.
 """
 
+from truegrade.graders.repo._audit import TaskAudit, TaskFinding, audit_task, impossible_task
 from truegrade.graders.repo._env import (
     Environment,
     EnvironmentUnavailable,
@@ -43,11 +44,15 @@ __all__ = [
     "RepoTask",
     "RunSettings",
     "Snapshots",
+    "TaskAudit",
+    "TaskFinding",
     "TaskProblem",
+    "audit_task",
     "build_environment",
     "default_cache_dir",
     "extract_patch",
     "find_python",
+    "impossible_task",
     "judge_patch",
     "known_snapshots",
     "read_patch",
