@@ -15,20 +15,24 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[1] / "tests" / "data" / "repo" / "instances.jsonl"
 
-WRONG_FLASK = """diff --git a/src/flask/blueprints.py b/src/flask/blueprints.py
---- a/src/flask/blueprints.py
-+++ b/src/flask/blueprints.py
-@@ -190,6 +190,9 @@ def __init__(
-             root_path=root_path,
-         )
- 
-+        if name is None:
-+            raise ValueError("'name' may not be None.")
-+
-         if "." in name:
-             raise ValueError("'name' may not contain a dot '.' character.")
- 
-"""
+WRONG_FLASK = "\n".join(
+    [
+        "diff --git a/src/flask/blueprints.py b/src/flask/blueprints.py",
+        "--- a/src/flask/blueprints.py",
+        "+++ b/src/flask/blueprints.py",
+        "@@ -190,6 +190,9 @@ def __init__(",
+        "             root_path=root_path,",
+        "         )",
+        " ",
+        "+        if name is None:",
+        "+            raise ValueError(\"'name' may not be None.\")",
+        "+",
+        '         if "." in name:',
+        "             raise ValueError(\"'name' may not contain a dot '.' character.\")",
+        " ",
+        "",
+    ]
+)
 
 
 def main() -> None:
@@ -36,7 +40,8 @@ def main() -> None:
     marshmallow = rows["marshmallow-code__marshmallow-1359"]
     flask = rows["pallets__flask-5014"]
     out = [
-        {**marshmallow, "id": "marshmallow-1359", "model_patch": marshmallow["patch"], "label": True},
+        {**marshmallow, "id": "marshmallow-1359", "model_patch": marshmallow["patch"]}
+        | {"label": True},
         {**flask, "id": "flask-5014", "model_patch": WRONG_FLASK, "label": False},
     ]
     with open(HERE / "repo_tasks.jsonl", "w", encoding="utf-8") as handle:
