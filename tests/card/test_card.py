@@ -279,7 +279,7 @@ def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_pa
     verdicts = dict(
         line.split()[::-1] for line in result.stdout.splitlines() if line.strip().endswith(".html")
     )
-    assert len(verdicts) == 10  # five examples, a naive and a hardened grader each
+    assert len(verdicts) == 12  # six examples, a naive and a hardened grader each
     for path, status in verdicts.items():
         hardened = "truegrade_" in path
         assert status == ("holds" if hardened else "unsafe"), (path, status)
@@ -292,7 +292,7 @@ def test_the_demo_shows_naive_graders_exploited_and_hardened_ones_holding(tmp_pa
         exploited = attack["exploitability"]["items_exploited"]
         # unsafe because exploited (not only for rejecting right answers); holding against it
         assert (exploited == 0) if hardened else (exploited > 0), (path, exploited)
-        if "stdio" in path:  # the stdin/stdout items had their tests audited by probes
+        if "stdio" in path or "repo" in path:  # their tests audited: probes, the task's claim
             assert doc["soundness"]["checks"]["tests"].startswith("ran"), path
 
 

@@ -25,6 +25,8 @@ Every check flags items with a reason a reviewer can act on:
   probe program or response (see ``_stdio``);
 * ``trivially_satisfied``: an instruction-following item whose constraints a one-word response
   or the prompt pasted back meets (see ``_instructions``);
+* ``task_*``: a repository task whose claim does not hold when run: ``task_base_fails_f2p``,
+  ``task_flaky``, ``task_gold_fails``... (see ``_repo`` and ``truegrade.graders.repo``);
 * ``contaminated`` / ``template_in_training``: given a training set (``against``), an item that
   is a near copy of a training prompt, or an instance of a template the training set holds.
 
@@ -42,7 +44,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from truegrade.attacks import infer_kind, is_rewarded, reference_response
-from truegrade.audit import _instructions, _stdio
+from truegrade.audit import _instructions, _repo, _stdio
 from truegrade.audit._equivalents import equivalent_responses
 from truegrade.audit._similar import (
     DuplicatePair,
@@ -329,7 +331,15 @@ def audit_items(
         )
     if "leak" in checks:
         ran["leak"] = _leaks(items, the_kind, flags)
-    if "tests" in checks:
+    if "tests" in checks and the_kind == "repo":
+        for item_id, item in items.items():
+            found = _repo.task_flags(grader, item, runs)
+            flags[item_id] += [AuditFlag(name=name, reason=reason) for name, reason in found]
+        ran["tests"] = (
+            f"ran (each task's claim: base, empty and gold patches, {max(2, runs)} rotated runs,"
+            " an impossible variant)"
+        )
+    elif "tests" in checks:
         answered = {
             item_id: [first[row.key] for row in group if row.key in first]
             for item_id, group in responses.items()

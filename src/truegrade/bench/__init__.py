@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from truegrade.bench._goodhart import run_goodhart_bench
     from truegrade.bench._judge import run_judge_bench
     from truegrade.bench._math import DEFAULT_MATH_DATA, run_math_bench
+    from truegrade.bench._repo import run_repo_bench
     from truegrade.bench._report import BenchReport, Measurement, load_average, machine
     from truegrade.bench._serve import run_serve_bench
     from truegrade.bench._stdio import run_stdio_bench
@@ -32,6 +33,7 @@ __all__ = [
     "run_goodhart_bench",
     "run_judge_bench",
     "run_math_bench",
+    "run_repo_bench",
     "run_serve_bench",
     "run_stdio_bench",
 ]
@@ -48,6 +50,7 @@ _HOME = {
     "run_goodhart_bench": "truegrade.bench._goodhart",
     "run_judge_bench": "truegrade.bench._judge",
     "run_math_bench": "truegrade.bench._math",
+    "run_repo_bench": "truegrade.bench._repo",
     "run_serve_bench": "truegrade.bench._serve",
     "run_stdio_bench": "truegrade.bench._stdio",
 }

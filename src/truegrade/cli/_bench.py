@@ -248,6 +248,28 @@ def bench_stdio(
     _emit(report, out)
 
 
+@bench_app.command("repo")
+def bench_repo(
+    repos: Annotated[
+        Path, typer.Option(help="instances.jsonl and a snapshot per instance.")
+    ] = Path("tests/data/repo"),
+    runs: Annotated[int, typer.Option(help="Grades (and bare runs) per instance.", min=1)] = 5,
+    cold: Annotated[bool, typer.Option(help="Also time each environment built cold.")] = True,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
+) -> None:
+    """Repository tasks: the repo grader vs the same tests run bare, warm; environments cold."""
+    from truegrade.bench import run_repo_bench
+
+    if not (repos / "instances.jsonl").is_file():
+        fail(f"{repos}: no instances.jsonl (run from a checkout, or give --repos)")
+    report = run_repo_bench(
+        repos=repos, runs=runs, cold=cold, progress=lambda msg: err_console.print(f"[dim]{msg}[/]")
+    )
+    _emit(report, out)
+
+
 @bench_app.command("judge")
 def bench_judge(
     items: Annotated[int, typer.Option(help="Judgments per run.", min=50)] = 2000,

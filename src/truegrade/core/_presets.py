@@ -673,7 +673,27 @@ def _openrlhf(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _swebench(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    if out.get("id") is None:
+        out["id"] = out["instance_id"]
+    if out.get("group") is None:
+        out["group"] = out["instance_id"]
+    if out.get("response") is None and out.get("completion") is None and "model_patch" in out:
+        out["response"] = out.pop("model_patch")
+    return out
+
+
 _PRESETS = (
+    Preset(
+        "swebench",
+        "SWE-bench, SWE-bench Lite / Verified, SWE-Gym (instance rows, with a prediction's "
+        "model_patch)",
+        "id = group = instance_id, response = model_patch; the task's columns stay as published",
+        ("instance_id", "base_commit", "test_patch", "FAIL_TO_PASS"),
+        _swebench,
+        grader="repo",
+    ),
     Preset(
         "verl",
         "verl's parquet rows",

@@ -22,7 +22,8 @@ IFEval's ``{"instruction_id_list", "kwargs"}``; an object or its JSON text), and
 ``extra_info["prompt"]`` (else ``question``) is the prompt, which the instructions defences read.
 
 Every result is a dict with the same keys, which verl logs as metrics: ``score``, ``acc``, and
-0/1 indicators ``grader_error``, ``hedged``, ``no_answer``, ``timeout``.
+0/1 indicators ``grader_error``, ``hedged``, ``no_answer``, ``timeout``; a repository task's
+(``repo``) adds its shares of passing ``fail_to_pass`` and ``pass_to_pass`` tests.
 
 verl 0.9's ``main_ppo`` keeps the pre-0.9 keys (``custom_reward_function.*``,
 ``reward_model.reward_manager``, ...) in its config but no longer reads them: a run configured
@@ -77,8 +78,13 @@ def grader_for(spec: str | None = None) -> Grader:
         return grader
 
 
-def _result(grade: Grade) -> dict[str, Any]:
-    return {
+#: Subscores every result of a grader family carries (verl needs the same keys in every
+#: result of a batch): a repository task's shares of its FAIL_TO_PASS and PASS_TO_PASS tests.
+_FAMILY_SUBSCORES = {"repo": ("fail_to_pass", "pass_to_pass")}
+
+
+def _result(grade: Grade, grader: Grader) -> dict[str, Any]:
+    result = {
         "score": grade.score,
         "acc": bool(grade.passed),
         "grader_error": float(grade.error is not None),
@@ -86,6 +92,9 @@ def _result(grade: Grade) -> dict[str, Any]:
         "no_answer": float(Flag.NO_ANSWER in grade.flags),
         "timeout": float(Flag.TIMEOUT in grade.flags),
     }
+    for name in _FAMILY_SUBSCORES.get(str(getattr(grader, "family", "")), ()):
+        result[name] = float(grade.subscores.get(name, 0.0))
+    return result
 
 
 def _sample(i: int, data_source: Any, solution: str, truth: Any, extra: Any) -> Sample:
@@ -157,10 +166,9 @@ def compute_score(
             "compute_score was called with a batch (solution_strs, ...): verl's BatchRewardManager "
             "needs custom_reward_function.name: compute_score_batch"
         )
-    [grade] = _grades(
-        grader_for(grader), [data_source], [solution_str], [ground_truth], [extra_info]
-    )
-    return _result(grade)
+    chosen = grader_for(grader)
+    [grade] = _grades(chosen, [data_source], [solution_str], [ground_truth], [extra_info])
+    return _result(grade, chosen)
 
 
 def compute_score_batch(
@@ -189,8 +197,9 @@ def compute_score_batch(
         raise ValueError(f"{len(ground_truths)} ground truths for {n} solutions")
     sources = list(data_sources) if data_sources is not None else [None] * n
     extras = list(extra_infos) if extra_infos is not None else [None] * n
-    grades = _grades(grader_for(grader), sources, solution_strs, ground_truths, extras)
-    return [_result(g) for g in grades]
+    chosen = grader_for(grader)
+    grades = _grades(chosen, sources, solution_strs, ground_truths, extras)
+    return [_result(g, chosen) for g in grades]
 
 
 def _plain(config: Any) -> dict[str, Any]:

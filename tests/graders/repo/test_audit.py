@@ -5,6 +5,7 @@ name each planted defect."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import tarfile
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.graders.repo import ROWS
+from truegrade.audit import audit_items
 from truegrade.graders.repo import (
     RepoGrader,
     RepoTask,
@@ -227,15 +229,21 @@ def test_a_test_that_needs_another_to_run_first_is_flaky(grader):
     assert audit.finding("base_passes_p2p").ok  # unrotated, the base passes both
 
 
-@GIT
-@BWRAP
-def test_a_fail_to_pass_test_the_gold_patch_cannot_pass_is_named(grader):
+def _never_passes() -> tuple[str, RepoTask]:
+    """marshmallow-1359 with a FAIL_TO_PASS test planted that no patch can pass."""
     never = f"{FIELDS}::test_planted_never"
     task = _with_tests_on_top(
         MARSHMALLOW,
         "def test_planted_never():\n    assert False",
         fail_to_pass=(*MARSHMALLOW.fail_to_pass, never),
     )
+    return never, task
+
+
+@GIT
+@BWRAP
+def test_a_fail_to_pass_test_the_gold_patch_cannot_pass_is_named(grader):
+    never, task = _never_passes()
     audit = audit_task(task, grader=grader, runs=1, mutate=False)
     assert {f.check for f in audit.problems} == {"gold_fails", "gold_resolves"}, audit.findings
     assert audit.finding("gold_fails").tests == (never,)
@@ -275,3 +283,23 @@ def test_without_a_gold_patch_its_checks_are_skipped_not_passed(grader):
 def test_runs_must_be_at_least_one(grader):
     with pytest.raises(ValueError, match="at least 1"):
         audit_task(MARSHMALLOW, grader=grader, runs=0)
+
+
+@GIT
+@BWRAP
+def test_the_item_audit_flags_a_task_the_gold_patch_cannot_pass(grader):
+    # what `truegrade audit` and the card's soundness run for repository rows
+    _, task = _never_passes()
+    sound = ROWS[0]
+    broken = {
+        **sound,
+        "id": "planted",
+        "group": "planted",
+        "test_patch": task.test_patch,
+        "FAIL_TO_PASS": json.dumps(list(task.fail_to_pass)),
+    }
+    report = audit_items(grader, [sound, broken], checks=["reference", "tests"], reruns=2)
+    assert report.kind == "repo" and report.items_total == 2
+    assert [item.id for item in report.items] == ["planted"]
+    names = {flag.name for flag in report.items[0].flags}
+    assert {"task_gold_fails", "task_gold_resolves", "reference_fails"} <= names, names

@@ -9,6 +9,7 @@ import pytest
 from tests.graders.repo import DATA, ROWS
 from tests.graders.repo.conftest import NEEDS
 from truegrade import load_grader
+from truegrade.core import SpecError
 from truegrade.graders.repo import RepoFlag, RepoGrader, judge_patch, read_task
 
 pytestmark = [*NEEDS, pytest.mark.slow]
@@ -92,3 +93,6 @@ def test_rows_that_cannot_be_graded_are_errors_naming_why(tmp_path):
 
     grade = nowhere.grade({**row, "FAIL_TO_PASS": "[]", "model_patch": row["patch"]})
     assert grade.error and "FAIL_TO_PASS is empty" in grade.error
+
+    with pytest.raises(SpecError, match="under /tmp"):
+        load_grader("repo", repos=[str(DATA)], cache_dir=str(tmp_path))

@@ -20,7 +20,14 @@ from truegrade.graders.repo._env import (
     read_requirements,
 )
 from truegrade.graders.repo._grader import RepoGrader, RepoOptions, default_cache_dir
-from truegrade.graders.repo._judge import Judgement, RepoFlag, RunSettings, TaskProblem, judge_patch
+from truegrade.graders.repo._judge import (
+    Judgement,
+    RepoFlag,
+    RunSettings,
+    TaskProblem,
+    import_dirs,
+    judge_patch,
+)
 from truegrade.graders.repo._patch import (
     PatchFile,
     PatchReading,
@@ -29,7 +36,7 @@ from truegrade.graders.repo._patch import (
     refusal,
 )
 from truegrade.graders.repo._task import RepoTask, read_task
-from truegrade.graders.repo._tree import Snapshots, known_snapshots
+from truegrade.graders.repo._tree import Snapshots, apply_patch, known_snapshots, run_files
 
 __all__ = [
     "EnvSpec",
@@ -47,11 +54,13 @@ __all__ = [
     "TaskAudit",
     "TaskFinding",
     "TaskProblem",
+    "apply_patch",
     "audit_task",
     "build_environment",
     "default_cache_dir",
     "extract_patch",
     "find_python",
+    "import_dirs",
     "impossible_task",
     "judge_patch",
     "known_snapshots",
@@ -59,4 +68,5 @@ __all__ = [
     "read_requirements",
     "read_task",
     "refusal",
+    "run_files",
 ]

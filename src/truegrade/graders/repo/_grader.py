@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from truegrade.core import DataError, Flag, Grade, Sample
+from truegrade.core import DataError, Flag, Grade, Sample, SpecError
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, error_verdict
 from truegrade.graders.repo._env import (
     Environment,
@@ -148,7 +148,12 @@ class RepoGrader(KernelGrader):
         self.roots = tuple(str((base / r).resolve()) for r in o.repos)
         self.snapshots = Snapshots(self.roots)
         remember_roots(self.roots)
-        self.cache_dir = Path(o.cache_dir) if o.cache_dir else default_cache_dir()
+        self.cache_dir = Path(o.cache_dir).resolve() if o.cache_dir else default_cache_dir()
+        if self.cache_dir == Path("/tmp") or Path("/tmp") in self.cache_dir.parents:  # noqa: S108
+            raise SpecError(
+                f"cache_dir {self.cache_dir} is under /tmp, where the sandbox mounts its own "
+                "scratch directory: the tests could not see the environment; choose another"
+            )
         self.settings = RunSettings(
             cpu_s=o.cpu_s,
             memory_mb=o.memory_mb,

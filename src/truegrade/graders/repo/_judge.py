@@ -112,7 +112,9 @@ class Judgement:
             "passed": self.passed,
             "flags": list(dict.fromkeys(self.flags)),
             "explanation": self.explanation,
-            "subscores": self.subscores,
+            # a patch stopped before its tests ran passed none of them (the shares a trainer
+            # logs are then over every graded row, not only the ones that ran)
+            "subscores": self.subscores or {"fail_to_pass": 0.0, "pass_to_pass": 0.0},
         }
 
 
