@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from truegrade.bench._report import BenchReport, Measurement, load_average
+from truegrade.bench._report import BenchReport, Measurement, load_average, machine
 from truegrade.graders.repo import (
     RepoGrader,
     apply_patch,
@@ -68,6 +68,7 @@ def run_repo_bench(
     """Time the ``repo`` grader against bare pytest on every instance of ``repos``
     (``instances.jsonl`` with a snapshot per instance, as ``tests/data/repo`` holds them)."""
     say = progress or (lambda _msg: None)
+    at_start = machine()  # the load before the run, not at the report's making
     rows = [json.loads(line) for line in (repos / "instances.jsonl").read_text().splitlines()]
     grader = RepoGrader.from_options({"repos": [str(repos)]})
     measurements: list[Measurement] = []
@@ -127,4 +128,5 @@ def run_repo_bench(
             f"load average at the end: {load_average()}",
         ],
         details={"cold environment build, s": builds},
+        machine=at_start,
     )

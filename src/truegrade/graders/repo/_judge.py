@@ -20,11 +20,11 @@ from truegrade.graders.repo._run import TestRun, run_tests
 from truegrade.graders.repo._task import RepoTask
 from truegrade.graders.repo._tells import tells
 from truegrade.graders.repo._tree import (
+    BaseTree,
     Canaries,
     Snapshots,
     add_canaries,
     apply_patch,
-    pack_tree,
     run_files,
     workspace,
 )
@@ -215,10 +215,12 @@ def judge_patch(
         raise TaskProblem(f"the task's test patch: {test_reading.problem}")
     test_files = [f.path for f in test_reading.files]
     flags: list[str] = []
+    changed: list[str] = []
     if patch.strip():
         reading = read_patch(patch)
         if reading.problem:
             return Judgement(False, reading.problem, [RepoFlag.PATCH_UNREADABLE])
+        changed = [f.path for f in reading.files]
         if enforce:
             task_files = frozenset(test_files)
             for file in reading.files:
@@ -226,11 +228,16 @@ def judge_patch(
                 if why:
                     return Judgement(False, f"refused: {why}", [RepoFlag.PATCH_REFUSED])
             flags += tells(patch, task.test_patch)
+    try:
+        base = snapshots.base(task)
+    except Exception as exc:
+        raise TaskProblem(str(exc)) from exc
+    named = [t.split("::", 1)[0] for t in (*task.fail_to_pass, *task.pass_to_pass)]
+    touched = sorted({*changed, *test_files, *named})
+    # only the files the patches touch (and the tests to run) are written out and patched;
+    # the rest of the tree goes to the sandbox as the snapshot holds it
     with workspace() as tree:
-        try:
-            snapshots.export(task, tree)
-        except Exception as exc:
-            raise TaskProblem(str(exc)) from exc
+        base.extract(tree, touched)
         problem = apply_patch(tree, patch)
         if problem:
             return Judgement(
@@ -249,16 +256,20 @@ def judge_patch(
         if not files:
             raise TaskProblem("none of the task's test files is in the tree")
         planted = add_canaries(tree, files) if canaries else Canaries((), ())
-        path_dirs = import_dirs(env, tree)
-        tree_tar = pack_tree(tree)
+        path_dirs = import_dirs(env, base)
+        tree_tar = base.overlay(tree, touched)
     run = run_in_sandbox(env, settings, tree_tar, files, path_dirs, rotate=rotate)
     return _decide(task, run, planted, flags, start)
 
 
-def import_dirs(env: Environment, tree: Path) -> list[str]:
+def import_dirs(env: Environment, tree: Path | BaseTree) -> list[str]:
     """The tree's directories on ``sys.path``, since the repository is not installed: the
     environment's ``source_dirs``, else ``src`` when there is one; the root always."""
-    given = env.spec.source_dirs or (("src",) if (tree / "src").is_dir() else ())
+    if isinstance(tree, BaseTree):
+        has_src = "src" in tree.members and tree.members["src"].isdir()
+    else:
+        has_src = (tree / "src").is_dir()
+    given = env.spec.source_dirs or (("src",) if has_src else ())
     return [d for d in given if d not in ("", ".")] + ["."]
 
 

@@ -18,6 +18,8 @@ follows anything the patch holds, and refuses paths outside the tree; the trust 
 from __future__ import annotations
 
 import contextlib
+import functools
+import gzip
 import io
 import os
 import secrets
@@ -25,7 +27,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from truegrade.graders.repo._patch import git_executable
 from truegrade.graders.repo._task import RepoTask
 
 __all__ = [
+    "BaseTree",
     "Canaries",
     "Snapshots",
     "add_canaries",
@@ -87,30 +90,34 @@ class Snapshots:
                 return path
         return None
 
+    def base(self, task: RepoTask) -> BaseTree:
+        """The base commit's tree, read once per process (kept in memory, a few of them).
+
+        Raises:
+            DataError: no root holds the repository, or the snapshot is of another commit.
+        """
+        archive = self._archive(task)
+        if archive is not None:
+            stat = archive.stat()
+            return _archive_tree(str(archive), stat.st_mtime_ns, stat.st_size, task.base_commit)
+        git_dir = self._git_dir(task)
+        if git_dir is None:
+            where = ", ".join(str(r) for r in self.roots) or "(no root given)"
+            raise DataError(
+                f"task {task.instance_id!r}: no snapshot of {task.repo} in {where}: give a "
+                f"directory holding {task.instance_id}/base.tar.gz or a git directory "
+                f"{task.repo.replace('/', '__')}.git (option repos)"
+            )
+        return _git_tree(str(git_dir), task.base_commit)
+
     def read(self, task: RepoTask, path: str) -> str | None:
         """The text of one file of the base tree (None: no snapshot, no such file, or not
         text). What the attack library writes its patches against, as an agent reads the
         repository before it edits it."""
-        archive = self._archive(task)
-        if archive is not None:
-            with tarfile.open(archive) as tar:
-                try:
-                    member = tar.extractfile(path)
-                except KeyError:
-                    return None
-                data = member.read() if member is not None else None
-        else:
-            git_dir = self._git_dir(task)
-            if git_dir is None:
-                return None
-            done = subprocess.run(
-                [git_executable(), "-C", str(git_dir), "show", f"{task.base_commit}:{path}"],
-                capture_output=True,
-                timeout=_GIT_TIMEOUT_S,
-                env=_git_env(git_dir),
-                check=False,
-            )
-            data = done.stdout if done.returncode == 0 else None
+        try:
+            data = self.base(task).file(path)
+        except DataError:
+            return None
         try:
             return data.decode("utf-8") if data is not None else None
         except UnicodeDecodeError:
@@ -120,41 +127,85 @@ class Snapshots:
         """Write the base commit's files into the empty directory ``into``.
 
         Raises:
-            DataError: no root holds the repository, or the snapshot is of another commit.
+            DataError: as ``base``.
         """
-        archive = self._archive(task)
-        if archive is not None:
-            with tarfile.open(archive) as tar:
-                commit = tar.pax_headers.get("comment")
-                if commit and not commit.startswith(task.base_commit[:40]):
-                    raise DataError(
-                        f"task {task.instance_id!r}: {archive} is an export of {commit}, "
-                        f"not of the base commit {task.base_commit}"
-                    )
-                tar.extractall(into, filter="data")
-            return
-        git_dir = self._git_dir(task)
-        if git_dir is None:
-            where = ", ".join(str(r) for r in self.roots) or "(no root given)"
-            raise DataError(
-                f"task {task.instance_id!r}: no snapshot of {task.repo} in {where}: give a "
-                f"directory holding {task.instance_id}/base.tar.gz or a git directory "
-                f"{task.repo.replace('/', '__')}.git (option repos)"
+        self.base(task).extract(into)
+
+
+class BaseTree:
+    """A base commit's files as an uncompressed tar held in memory: a grade writes to disk only
+    the files its patches touch, and the sandbox gets the rest straight from here."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            self.members = {m.name.rstrip("/"): m for m in tar.getmembers() if m.name != "."}
+
+    def file(self, path: str) -> bytes | None:
+        """A regular file's bytes, None when the tree has no such file."""
+        member = self.members.get(path)
+        if member is None or not member.isfile():
+            return None
+        return self.data[member.offset_data : member.offset_data + member.size]
+
+    def extract(self, into: Path, paths: Iterable[str] | None = None) -> None:
+        """Write the tree (or only ``paths`` of it that exist) into ``into``."""
+        with tarfile.open(fileobj=io.BytesIO(self.data)) as tar:
+            wanted = (
+                None if paths is None else [self.members[p] for p in paths if p in self.members]
             )
-        done = subprocess.run(
-            [git_executable(), "-C", str(git_dir), "archive", "--format=tar", task.base_commit],
-            capture_output=True,
-            timeout=_GIT_TIMEOUT_S,
-            env=_git_env(into),
-            check=False,
-        )
-        if done.returncode != 0:
-            said = done.stderr.decode("utf-8", "replace").strip()
-            raise DataError(
-                f"task {task.instance_id!r}: {git_dir} has no commit {task.base_commit}: {said}"
-            )
-        with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
-            tar.extractall(into, filter="data")
+            tar.extractall(into, members=wanted, filter="data")
+
+    def overlay(self, work: Path, touched: Iterable[str]) -> bytes:
+        """The tree with each ``touched`` path as ``work`` holds it (absent there: removed), as
+        an uncompressed tar for the sandbox."""
+        replaced = set(touched)
+        buffer = io.BytesIO()
+        with (
+            tarfile.open(fileobj=io.BytesIO(self.data)) as base,
+            tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as out,
+        ):
+            for member in base.getmembers():
+                if member.name.rstrip("/") in replaced:
+                    continue
+                out.addfile(member, base.extractfile(member) if member.isfile() else None)
+            for path in sorted(replaced):
+                local = work / path
+                if local.is_symlink() or local.is_file():
+                    out.add(local, arcname=path, recursive=False)
+        return buffer.getvalue()
+
+
+def _checked(data: bytes, commit: str, where: str) -> BaseTree:
+    tree = BaseTree(data)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        said = tar.pax_headers.get("comment")
+    if said and not said.startswith(commit[:40]):
+        raise DataError(f"{where} is an export of {said}, not of the base commit {commit}")
+    return tree
+
+
+@functools.lru_cache(maxsize=8)
+def _archive_tree(path: str, mtime_ns: int, size: int, commit: str) -> BaseTree:
+    del mtime_ns, size  # in the key: a snapshot replaced on disk is read again
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        return _checked(handle.read(), commit, path)
+
+
+@functools.lru_cache(maxsize=8)
+def _git_tree(git_dir: str, commit: str) -> BaseTree:
+    done = subprocess.run(
+        [git_executable(), "-C", git_dir, "archive", "--format=tar", commit],
+        capture_output=True,
+        timeout=_GIT_TIMEOUT_S,
+        env=_git_env(Path(git_dir)),
+        check=False,
+    )
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip()
+        raise DataError(f"{git_dir} has no commit {commit}: {said}")
+    return _checked(done.stdout, commit, git_dir)
 
 
 _REMEMBERED: list[Path] = []
