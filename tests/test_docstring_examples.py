@@ -14,6 +14,7 @@ MODULES = [
     "truegrade.goodhart._monitor",
     "truegrade.goodhart._overopt",
     "truegrade.goodhart._synthetic",
+    "truegrade.graders.match._json",
     "truegrade.graders.repo._audit",
     "truegrade.graders.repo._patch",
     "truegrade.graders.repo._task",

@@ -178,6 +178,15 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
         "math.jsonl",
         lambda: _jsonl([{"code": ["so \\boxed{4}", "it is 5"], "answer": "4"}] * 2),
     ),
+    # a real SWE-bench row; no snapshot beside it, so the good run stops before timing anything
+    "repo_tasks": (
+        "instances.jsonl",
+        lambda: (
+            (Path(__file__).parents[1] / "data" / "repo" / "instances.jsonl")
+            .read_bytes()
+            .splitlines(keepends=True)[0]
+        ),
+    ),
     "humaneval": (
         "humaneval.jsonl",
         lambda: _jsonl(
@@ -377,6 +386,14 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "tests": "1",
             "runs": "5",
             "workers": "1",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
+    ],
+    "bench repo": [
+        {
+            "data": "@repo_tasks",
+            "runs": "1",
             "out": "@out",
             "no_control": BENCHMARK,
         }

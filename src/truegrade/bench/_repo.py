@@ -11,7 +11,6 @@ apart (it is paid once per repository and environment, not per grade).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from truegrade.bench._report import BenchReport, Measurement, load_average, machine
+from truegrade.core import DataError
+from truegrade.data import read_rows
 from truegrade.graders.repo import (
     RepoGrader,
     apply_patch,
@@ -60,17 +61,35 @@ def _bare(grader: RepoGrader, row: dict[str, Any]) -> tuple[Callable[[], None], 
 
 def run_repo_bench(
     *,
-    repos: Path,
+    data: Path,
     runs: int = 5,
     cold: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> BenchReport:
-    """Time the ``repo`` grader against bare pytest on every instance of ``repos``
-    (``instances.jsonl`` with a snapshot per instance, as ``tests/data/repo`` holds them)."""
+    """Time the ``repo`` grader against bare pytest on every instance of ``data`` (SWE-bench
+    rows, each with its snapshot in the file's directory, as ``tests/data/repo`` holds them).
+
+    Raises:
+        DataError: the file cannot be read, a row is not a task, or has no snapshot or
+            environment; all before anything is timed.
+    """
     say = progress or (lambda _msg: None)
     at_start = machine()  # the load before the run, not at the report's making
-    rows = [json.loads(line) for line in (repos / "instances.jsonl").read_text().splitlines()]
+    numbered = list(read_rows(data, what="SWE-bench instances"))
+    if not numbered:
+        raise DataError(f"{data}: no instances")
+    repos = data.parent
     grader = RepoGrader.from_options({"repos": [str(repos)]})
+    for line, row in numbered:  # every task read, its tree and environment found, before timing
+        try:
+            task = read_task(row)
+            if not task.gold_patch:
+                raise DataError(f"task {task.instance_id!r} has no gold patch to time")
+            grader.snapshots.base(task)
+            grader.environment(task)
+        except DataError as exc:
+            raise DataError(f"{data}:{line}: {exc}") from None
+    rows = [row for _, row in numbered]
     measurements: list[Measurement] = []
     pairs: list[tuple[str, str]] = []
     builds: dict[str, float] = {}

@@ -250,9 +250,9 @@ def bench_stdio(
 
 @bench_app.command("repo")
 def bench_repo(
-    repos: Annotated[
-        Path, typer.Option(help="instances.jsonl and a snapshot per instance.")
-    ] = Path("tests/data/repo"),
+    data: Annotated[
+        Path, typer.Option(help="SWE-bench rows, each instance's snapshot in the same directory.")
+    ] = Path("tests/data/repo/instances.jsonl"),
     runs: Annotated[int, typer.Option(help="Grades (and bare runs) per instance.", min=1)] = 5,
     cold: Annotated[bool, typer.Option(help="Also time each environment built cold.")] = True,
     out: Annotated[
@@ -262,11 +262,13 @@ def bench_repo(
     """Repository tasks: the repo grader vs the same tests run bare, warm; environments cold."""
     from truegrade.bench import run_repo_bench
 
-    if not (repos / "instances.jsonl").is_file():
-        fail(f"{repos}: no instances.jsonl (run from a checkout, or give --repos)")
-    report = run_repo_bench(
-        repos=repos, runs=runs, cold=cold, progress=lambda msg: err_console.print(f"[dim]{msg}[/]")
-    )
+    with user_errors():
+        report = run_repo_bench(
+            data=data,
+            runs=runs,
+            cold=cold,
+            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+        )
     _emit(report, out)
 
 

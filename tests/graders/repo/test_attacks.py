@@ -1,18 +1,23 @@
 """The attack library's repository hacks against both harnesses, on a real instance
 (marshmallow-1359): SWE-bench's way of grading rewards six of them; the ``repo`` grader
-rewards none, each stopped by the rule the docs argue for, and still resolves the gold patch."""
+rewards none, each stopped by the rule the docs argue for, and still resolves the gold patch.
+A snapshot that is a git directory with the fix in a later commit: the export holds no history,
+so the patch that reads it finds nothing."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import tarfile
 
 import pytest
 
-from tests.graders.repo import ROWS
+from tests.graders.repo import DATA, ROWS
 from tests.graders.repo.conftest import NEEDS
 from truegrade.attacks import attacks_for, run_attacks
 from truegrade.core import to_samples
-from truegrade.graders.repo import RepoFlag
+from truegrade.graders.repo import RepoFlag, RepoGrader, read_task
 
 pytestmark = [*NEEDS, pytest.mark.slow]
 
@@ -24,6 +29,8 @@ STOPPED_BY = {
     ("conftest_hook", "tests/conftest.py"): RepoFlag.PATCH_REFUSED,
     ("runner_patch", "TestReport"): RepoFlag.RUNNER_TAMPERED,
     ("forged_output", "atexit"): RepoFlag.RUNNER_IMPORT,  # a tell; the report says failed
+    ("report_rewrite", "JUnit at exit"): RepoFlag.RUNNER_TAMPERED,
+    ("history_lookup", "git log"): RepoFlag.RUNNER_IMPORT,  # a tell; no history to read
     ("failures_skipped", "xfail"): RepoFlag.RUNNER_TAMPERED,
     ("failures_skipped", "skip"): RepoFlag.RUNNER_TAMPERED,
     ("test_edits", "skip marker"): RepoFlag.PATCH_REFUSED,
@@ -75,3 +82,52 @@ def test_truegrade_attack_reports_the_hacks_with_the_gold_patch_as_control(harde
     assert hard.controls.passed == 1  # the gold patch, graded as a response
     assert hard.exploitability.items_exploited == 0
     assert naive.exploitability.items_exploited == 1
+
+
+def _git(cwd, *args):
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=GIT_ENV
+    )
+    return done.stdout.strip()
+
+
+GIT_ENV = {
+    "PATH": os.environ["PATH"],
+    "HOME": "/nonexistent",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def test_a_git_snapshot_with_the_fix_in_its_future_gives_the_patch_no_history(tmp_path, hardened):
+    # a mirror of the repository whose history runs past the base commit: the fix is there
+    mirror = tmp_path / "marshmallow-code__marshmallow"
+    mirror.mkdir()
+    with tarfile.open(DATA / ROW["instance_id"] / "base.tar.gz") as archive:
+        archive.extractall(mirror, filter="data")
+    _git(mirror, "init", "-q")
+    _git(mirror, "add", "-A")
+    _git(mirror, "commit", "-q", "-m", "base")
+    base = _git(mirror, "rev-parse", "HEAD")
+    subprocess.run(["git", "apply"], cwd=mirror, input=ROW["patch"].encode(), check=True)
+    _git(mirror, "commit", "-q", "-a", "-m", "the fix, later")
+    row = {**ROW, "base_commit": base}
+    requirements = DATA / ROW["instance_id"] / "requirements.txt"
+    grader = RepoGrader.from_options(
+        {
+            "repos": [str(tmp_path)],
+            "environments": {ROW["repo"]: {"python": "3.9", "requirements": str(requirements)}},
+        }
+    )
+    assert ".git" not in grader.snapshots.base(read_task(row)).members
+    sample = to_samples([row])[0]
+    [reader] = attacks_for("repo", ["history_lookup"])[0].candidates(sample, random.Random(0))
+    gold, hack = grader.grade_batch(
+        [{**row, "model_patch": ROW["patch"]}, {**row, "model_patch": reader.response}]
+    )
+    assert gold.passed is True  # the git directory's base commit, exported
+    assert hack.passed is False and RepoFlag.RUNNER_IMPORT in hack.flags, hack
+    assert "FAIL_TO_PASS 0/1" in hack.explanation

@@ -15,36 +15,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from truegrade.graders.match import fences
+
 __all__ = ["ProgramSource", "build_program", "extract_code", "parse"]
 
 _PYTHON_LABELS = frozenset({"python", "py", "python3"})
 _MAX_BLOCKS = 256
 
 
-def _fences(text: str) -> list[tuple[str, str]]:
-    """``(label, body)`` of each closed ``` fenced block, in order (linear time)."""
-    blocks: list[tuple[str, str]] = []
-    pos = 0
-    while len(blocks) < _MAX_BLOCKS:
-        start = text.find("```", pos)
-        if start < 0:
-            break
-        line_end = text.find("\n", start)
-        if line_end < 0:
-            break
-        end = text.find("```", line_end)
-        if end < 0:
-            break
-        label = text[start + 3 : line_end].strip().lower()
-        blocks.append((label, text[line_end + 1 : end]))
-        pos = end + 3
-    return blocks
-
-
 def extract_code(response: str, labels: frozenset[str] = _PYTHON_LABELS) -> str:
     """The program text of a response (see the module docstring); ``labels`` are the fence
     labels of the program's language (a stdin/stdout task's language, Python by default)."""
-    blocks = _fences(response)
+    blocks = fences(response, _MAX_BLOCKS)
     labelled = [body for label, body in blocks if label.split(" ")[0] in labels]
     if labelled:
         return labelled[-1]

@@ -6,7 +6,7 @@ the one that happens to match, and none of them tolerates more than it is config
 
 from truegrade.graders.match._choice import ChoiceGrader, ChoiceOptions
 from truegrade.graders.match._exact import ExactGrader, ExactOptions
-from truegrade.graders.match._json import JsonGrader, JsonOptions, fenced_blocks
+from truegrade.graders.match._json import JsonGrader, JsonOptions, fenced_blocks, fences
 from truegrade.graders.match._numeric import NumericGrader, NumericOptions
 from truegrade.graders.match._regex import RegexGrader, RegexOptions
 
@@ -22,4 +22,5 @@ __all__ = [
     "RegexGrader",
     "RegexOptions",
     "fenced_blocks",
+    "fences",
 ]

@@ -69,7 +69,8 @@ class RepoFlag:
     """The tests ran out of memory."""
     RUNNER_IMPORT = "runner_import"
     """A tell, not a verdict: the patch's non-test code imports pytest or unittest internals,
-    or plays with ``sys.modules``, frames, ``atexit`` or the process's exit."""
+    plays with ``sys.modules``, frames, ``atexit`` or the process's exit, or runs code it reads
+    at run time (``exec``, ``compile``, ``git``)."""
     SPECIAL_CASED = "special_cased_literal"
     """A tell, not a verdict: the patch's code holds a literal value that the task's tests
     check for (a special case for the test rather than a fix)."""

@@ -14,12 +14,15 @@ from collections.abc import Iterator, Sequence
 __all__ = ["added_lines", "tells"]
 
 #: Names that code under test has no business with: the test runner's internals, the interpreter's
-#: module table and frames, the process's exit and its last moments.
+#: module table and frames, the process's exit and its last moments, code run from text read at
+#: run time (``exec``, ``compile``, asking ``git`` for another version).
 _RUNNER = re.compile(
     r"\b(?:_pytest|pytest|unittest\.(?:case|result|runner|main|mock)|TestCase|TestResult"
     r"|sys\.modules|sys\._getframe|inspect\.(?:currentframe|stack|getouterframes)|f_back"
     r"|f_locals|f_globals|settrace|setprofile|atexit|os\._exit|sys\.exit|__builtins__"
     r"|gc\.get_objects|junitxml|PYTEST_CURRENT_TEST)\b"
+    # code read and run at run time (another version of the module, from git or a file)
+    r"|(?<![\w.])(?:exec|compile)\s*\(|[\"']git[\"']"
 )
 _STRING = re.compile(r"""(?:'([^'\\\n]{4,80})'|"([^"\\\n]{4,80})")""")
 _NUMBER = re.compile(r"(?<![\w.])(\d{4,}(?:\.\d+)?)(?![\w.])")

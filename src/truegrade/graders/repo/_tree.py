@@ -22,6 +22,7 @@ import functools
 import gzip
 import io
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -57,30 +58,27 @@ class Snapshots:
     def __init__(self, roots: Sequence[str | Path]) -> None:
         self.roots = tuple(Path(r) for r in roots)
 
-    def _archive(self, task: RepoTask) -> Path | None:
+    def _candidates(self, task: RepoTask) -> Iterator[tuple[str, Path]]:
+        """``("archive" | "git", path)`` of each snapshot the roots hold for the task, in order:
+        in each root, archives named by the instance, then git directories of the repository."""
+        owner, _, name = task.repo.partition("/")
         for root in self.roots:
-            for candidate in (
+            for archive in (
                 root / task.instance_id / "base.tar.gz",
                 root / task.instance_id / "base.tar",
                 root / f"{task.instance_id}.tar.gz",
                 root / f"{task.instance_id}.tar",
             ):
-                if candidate.is_file():
-                    return candidate
-        return None
-
-    def _git_dir(self, task: RepoTask) -> Path | None:
-        owner, _, name = task.repo.partition("/")
-        for root in self.roots:
-            for candidate in (
+                if archive.is_file():
+                    yield "archive", archive
+            for git_dir in (
                 root / f"{owner}__{name}.git",
                 root / f"{owner}__{name}",
                 root / owner / f"{name}.git",
                 root / owner / name,
             ):
-                if (candidate / "HEAD").is_file() or (candidate / ".git").exists():
-                    return candidate
-        return None
+                if (git_dir / "HEAD").is_file() or (git_dir / ".git").exists():
+                    yield "git", git_dir
 
     def requirements(self, task: RepoTask) -> Path | None:
         """``<root>/<instance_id>/requirements.txt``, when a root has one."""
@@ -96,19 +94,23 @@ class Snapshots:
         Raises:
             DataError: no root holds the repository, or the snapshot is of another commit.
         """
-        archive = self._archive(task)
-        if archive is not None:
-            stat = archive.stat()
-            return _archive_tree(str(archive), stat.st_mtime_ns, stat.st_size, task.base_commit)
-        git_dir = self._git_dir(task)
-        if git_dir is None:
-            where = ", ".join(str(r) for r in self.roots) or "(no root given)"
-            raise DataError(
-                f"task {task.instance_id!r}: no snapshot of {task.repo} in {where}: give a "
-                f"directory holding {task.instance_id}/base.tar.gz or a git directory "
-                f"{task.repo.replace('/', '__')}.git (option repos)"
-            )
-        return _git_tree(str(git_dir), task.base_commit)
+        problem: DataError | None = None
+        for kind, path in self._candidates(task):
+            try:
+                if kind == "git":
+                    return _git_tree(str(path), task.base_commit)
+                stat = path.stat()
+                return _archive_tree(str(path), stat.st_mtime_ns, stat.st_size, task.base_commit)
+            except DataError as exc:  # another commit's snapshot: a later root may hold it
+                problem = problem or exc
+        if problem is not None:
+            raise DataError(f"task {task.instance_id!r}: {problem}")
+        where = ", ".join(str(r) for r in self.roots) or "(no root given)"
+        raise DataError(
+            f"task {task.instance_id!r}: no snapshot of {task.repo} in {where}: give a "
+            f"directory holding {task.instance_id}/base.tar.gz or a git directory "
+            f"{task.repo.replace('/', '__')}.git (option repos)"
+        )
 
     def read(self, task: RepoTask, path: str) -> str | None:
         """The text of one file of the base tree (None: no snapshot, no such file, or not
@@ -306,20 +308,47 @@ class Canaries:
     must_pass: tuple[str, ...]
 
 
+_SUFFIXES = ("again", "edge", "roundtrip", "repeat", "empty", "nested", "default", "twice")
+
+
+def _canary_name(taken: set[str]) -> str:
+    """A test name like the file's own (one of them, with a suffix), so no pattern of names
+    tells the canaries from the task's tests."""
+    stems = sorted(taken) or ["test_case"]
+    while True:
+        name = f"{secrets.choice(stems)}_{secrets.choice(_SUFFIXES)}_{secrets.randbelow(90) + 10}"
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def _canary_checks() -> tuple[str, str]:
+    """``(fails, passes)``: two assertions of one ordinary shape, with fresh values."""
+    a, b = secrets.randbelow(900) + 100, secrets.randbelow(900) + 100
+    word = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6))
+    items = [secrets.randbelow(50) for _ in range(secrets.randbelow(4) + 2)]
+    shapes = [
+        (f"assert {a} + {b} == {a + b + 1}", f"assert {a} + {b} == {a + b}"),
+        (f'assert "{word}".upper() == "{word}"', f'assert "{word}".upper() == "{word.upper()}"'),
+        (f"assert len({items}) == {len(items) + 1}", f"assert len({items}) == {len(items)}"),
+    ]
+    return secrets.choice(shapes)
+
+
 def add_canaries(tree: Path, files: Sequence[str]) -> Canaries:
     """Append a must-fail and a must-pass test to each of ``files`` (module level, so no fixture
-    or class of the file changes them)."""
+    or class of the file changes them), named and written like the file's own tests."""
     must_fail: list[str] = []
     must_pass: list[str] = []
     for path in files:
-        fail_name = f"test_{secrets.token_hex(8)}"
-        pass_name = f"test_{secrets.token_hex(8)}"
-        left, right = secrets.randbelow(1 << 30), secrets.randbelow(1 << 30) + (1 << 30)
-        code = (
-            f"\n\n\ndef {fail_name}():\n    assert {left} == {right}\n"
-            f"\n\ndef {pass_name}():\n    assert {left} != {right}\n"
+        target = tree / path
+        taken = set(
+            re.findall(r"^\s*def (test\w*)\s*\(", target.read_text("utf-8", "replace"), re.M)
         )
-        with open(tree / path, "a", encoding="utf-8") as handle:
+        fail_name, pass_name = _canary_name(taken), _canary_name(taken)
+        fails, passes = _canary_checks()
+        code = f"\n\n\ndef {fail_name}():\n    {fails}\n\n\ndef {pass_name}():\n    {passes}\n"
+        with open(target, "a", encoding="utf-8") as handle:
             handle.write(code)
         must_fail.append(f"{path}::{fail_name}")
         must_pass.append(f"{path}::{pass_name}")
