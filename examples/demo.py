@@ -101,8 +101,20 @@ REPO_OPTIONS = {
         }
     },
 }
-EXAMPLES.append(
-    {
+
+
+def _repository_example() -> dict[str, Any] | None:
+    """The repository tasks' example, or None (said why) when this machine lacks the CPython
+    versions their environments need (looked up as the grader does: pyenv, then PATH)."""
+    from truegrade.graders.repo import EnvironmentUnavailable, find_python
+
+    try:
+        find_python("3.9")
+        find_python("3.11")
+    except EnvironmentUnavailable as exc:
+        print(f"skipping the repository tasks: {exc}", file=sys.stderr)
+        return None
+    return {
         "name": "repository tasks",
         "data": "repo_tasks.jsonl",
         "graders": [
@@ -110,7 +122,10 @@ EXAMPLES.append(
             ("truegrade repo", "repo", REPO_OPTIONS),
         ],
     }
-)
+
+
+if (REPOSITORY_EXAMPLE := _repository_example()) is not None:
+    EXAMPLES.append(REPOSITORY_EXAMPLE)
 
 STYLE = {"unsafe": "bold red", "caution": "bold yellow", "holds": "bold green"}
 

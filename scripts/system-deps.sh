@@ -38,7 +38,8 @@ PACKAGES=(
     "golang-go    test      has go"                  # Go programs
     "rustc        test      has_rustc"               # Rust programs (Debian's, not a home toolchain)
     "pypy3        test      has pypy3"               # Python as Kattis runs it (problem packages)
-    "git          test      has git"                 # reads and applies repository tasks' patches
+    "git          demo,test has git"                 # reads and applies repository tasks' patches
+    "patch        demo,test has patch"               # the SWE-bench-style harness's fuzzy apply
 )
 
 missing_packages() {

@@ -4,11 +4,14 @@ instance (marshmallow-1359): the gold patch is rewarded, a conftest hook is not.
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.cli.test_grade_cli import run
 from tests.graders.repo import DATA, ROWS
 from tests.graders.repo.conftest import NEEDS
 from truegrade.attacks import attacks_for
@@ -66,3 +69,26 @@ def test_verl_scores_a_patch_with_its_test_shares(tmp_path, hook):
     hooked = compute_score("swe-bench", hook, None, TASK_COLUMNS, grader=str(spec))
     assert hooked["score"] == 0.0 and hooked["grader_error"] == 0.0
     assert set(hooked) == set(gold)  # the same keys in every result, as verl needs
+
+
+def test_the_command_line_grades_published_rows_with_no_conversion(tmp_path):
+    # SWE-bench instance rows with a prediction's model_patch, as examples/data holds them
+    rows = Path(__file__).parents[3] / "examples" / "data" / "repo_tasks.jsonl"
+    out = tmp_path / "grades.jsonl"
+    done = run(
+        "grade",
+        str(rows),
+        "--grader",
+        "repo",
+        "-o",
+        f"repos=[{DATA}]",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "as swebench" in done.stderr + done.stdout  # the preset named
+    grades = {g["id"]: g for g in map(json.loads, out.read_text().splitlines())}
+    assert grades["marshmallow-1359"]["passed"] is True
+    assert grades["flask-5014"]["passed"] is False
+    assert grades["flask-5014"]["subscores"]["fail_to_pass"] == 0.0

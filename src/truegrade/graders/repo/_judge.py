@@ -245,14 +245,8 @@ def judge_patch(
                 False, f"the patch does not apply: {problem}", [RepoFlag.PATCH_DOES_NOT_APPLY]
             )
         problem = apply_patch(tree, task.test_patch)
-        if problem:
-            if not enforce:
-                raise TaskProblem(f"the test patch does not apply: {problem}")
-            return Judgement(
-                False,
-                f"the task's test patch does not apply after this patch: {problem}",
-                [RepoFlag.PATCH_DOES_NOT_APPLY],
-            )
+        if problem:  # the response may not touch its files: the task itself is broken
+            raise TaskProblem(f"the task's test patch does not apply: {problem}")
         files = run_files(task, test_files, tree)
         if not files:
             raise TaskProblem("none of the task's test files is in the tree")
