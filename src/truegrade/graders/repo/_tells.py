@@ -47,7 +47,9 @@ def _literals(lines: Sequence[str]) -> set[str]:
             continue
         for match in _STRING.finditer(line):
             text = match.group(1) or match.group(2)
-            if text.strip() and not text.isidentifier():  # a name is not a special case
+            # a plain word ("name", "default") is a name the code may well use; a value with
+            # digits, spaces or signs ("iso8601", "%Y-%m-%d") is what a special case holds
+            if text.strip() and not re.fullmatch(r"[A-Za-z_]+", text):
                 found.add(text)
         found.update(_NUMBER.findall(line))
     return found
