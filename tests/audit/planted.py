@@ -89,9 +89,21 @@ def build() -> tuple[list[dict], dict[str, set[str]]]:
     return rows, truth
 
 
+_GRADED: dict[str, int] = {}
+
+
 def coin_flips(prompts, completions, **kwargs):
-    """Random verdicts on prompts marked [flaky]; 1.0 otherwise."""
-    return [float(random.random() < 0.5) if "[flaky]" in p else 1.0 for p in prompts]
+    """Verdicts that change from one grading to the next on prompts marked [flaky] (pass, fail,
+    pass... in each process, so the reruns of an item always disagree, however they are split
+    between calls and workers); 1.0 otherwise."""
+    out = []
+    for p in prompts:
+        if "[flaky]" in p:
+            _GRADED[p] = _GRADED.get(p, -1) + 1
+            out.append(float(_GRADED[p] % 2 == 0))
+        else:
+            out.append(1.0)
+    return out
 
 
 def flaky_rows() -> tuple[list[dict], set[str]]:
