@@ -67,15 +67,17 @@ def test_a_hundred_thousand_rows_survive_a_worker_node_removed_mid_run(cluster, 
     from truegrade.integrations.ray import RayGrader
 
     # two actors leave a CPU free for the replacement; three (one per CPU) leave none, and the
-    # job has to finish on the two actors left (on a fifth of the rows: the 100,000 are the
-    # first case's; the node still goes a fifth of the way through)
+    # job has to finish on the two actors left (on a fifth of the rows, in batches a fifth the
+    # size: 200 batches either way, so the node goes early in the run and the batch its actor
+    # was grading has to run again; with fewer batches the other two could finish the queue
+    # before the victim's fifth batch, and its death would go unnoticed)
     rows = ROWS if room else ROWS // 5
     remote = RayGrader(
         "math",
         address=cluster.address,
         actors=2 if room else None,
         workers_per_actor=1,
-        batch_size=500,
+        batch_size=500 if room else 100,
     )
     try:
         pool = remote._actors()
