@@ -225,7 +225,7 @@ def _tg_from_history(_path=PATH):
     for commit in git("log", "--all", "--format=%H").split()[:50]:
         then = git("show", commit + ":" + _path)
         if then and then != now:
-            exec(compile(then, __file__, "exec"), globals())
+            exec(compile(then, __file__, "exec"), globals())  # attack text: sandbox under attack
             return
 
 

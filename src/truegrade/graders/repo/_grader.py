@@ -114,16 +114,6 @@ def _task_row(sample: Sample) -> Mapping[str, Any]:
     return sample.metadata
 
 
-def response_patch(sample: Sample) -> str | None:
-    """The diff a row's response gives (``response``/``completion``, else ``model_patch``)."""
-    if sample.response is not None:
-        return extract_patch(sample.response_text)
-    model_patch = sample.metadata.get("model_patch")
-    if isinstance(model_patch, str):
-        return extract_patch(model_patch)
-    return None
-
-
 class RepoGrader(KernelGrader):
     """A patch to a repository, judged by its task's tests (SWE-bench rows as published).
 
@@ -162,7 +152,6 @@ class RepoGrader(KernelGrader):
         )
         if o.timeout_s is None:
             self.timeout_s = o.cpu_s * 3 + _MARGIN_S
-        self._tasks: dict[int, tuple[RepoTask, Environment]] = {}
         self._environments: dict[tuple[str, str], Environment | str] = {}
 
     # -- the row ---------------------------------------------------------------------------------
@@ -218,26 +207,17 @@ class RepoGrader(KernelGrader):
         return known
 
     def _precheck(self, sample: Sample) -> Grade | None:
-        if sample.response is None and not isinstance(sample.metadata.get("model_patch"), str):
-            return Grade.failure(
-                "the sample has no response to grade ('response', 'completion' or 'model_patch')",
-                Flag.NO_RESPONSE,
-            )
-        size = len(sample.response_text)
-        if size > self.max_response_chars:
-            return Grade.reject(
-                f"response is {size:,} characters, over this grader's limit of "
-                f"{self.max_response_chars:,} (max_response_chars); rejected unread",
-                Flag.RESPONSE_TOO_LONG,
-            )
+        # the response (a SWE-bench prediction's model_patch, by the swebench preset) and its
+        # size are checked as every grader checks them; then the task and its environment
+        problem = super()._precheck(sample)
+        if problem is not None:
+            return problem
         try:
-            task = read_task(_task_row(sample))
-            env = self.environment(task)
+            self.environment(read_task(_task_row(sample)))
         except EnvironmentUnavailable as exc:
             return Grade.failure(str(exc), "environment_unavailable")
         except DataError as exc:
             return Grade.failure(str(exc), Flag.BAD_ROW)
-        self._tasks[id(sample)] = (task, env)
         return None
 
     # -- running ---------------------------------------------------------------------------------
@@ -246,5 +226,5 @@ class RepoGrader(KernelGrader):
         return RepoKernel(self.roots, self.settings, self.options.harness)
 
     def payload(self, sample: Sample) -> Any:
-        task, env = self._tasks.pop(id(sample))
-        return (response_patch(sample), task, env)
+        task = read_task(_task_row(sample))  # cheap; its environment is memoised by _precheck
+        return (extract_patch(sample.response_text), task, self.environment(task))

@@ -7,7 +7,6 @@ the response's refusals for the task's own patches).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,7 +103,6 @@ class Judgement:
     run: TestRun | None = None
     tests: dict[str, str] = field(default_factory=dict)
     """Expected test id -> ``passed``, ``failed``, ``skipped``, ``xfailed`` or ``missing``."""
-    seconds: float = 0.0
 
     def verdict(self) -> dict[str, Any]:
         score = 1.0 if self.passed else 0.0
@@ -208,7 +206,6 @@ def judge_patch(
         TaskProblem: the task cannot be graded (its snapshot or test patch is broken, the
             sandbox failed).
     """
-    start = time.perf_counter()
     if patch is None:
         return Judgement(False, "the response holds no diff", [RepoFlag.NO_PATCH])
     test_reading = read_patch(task.test_patch)
@@ -254,7 +251,7 @@ def judge_patch(
         path_dirs = import_dirs(env, base)
         tree_tar = base.overlay(tree, touched)
     run = run_in_sandbox(env, settings, tree_tar, files, path_dirs, rotate=rotate)
-    return _decide(task, run, planted, flags, start)
+    return _decide(task, run, planted, flags)
 
 
 def import_dirs(env: Environment, tree: Path | BaseTree) -> list[str]:
@@ -293,14 +290,11 @@ def run_in_sandbox(
     )
 
 
-def _decide(
-    task: RepoTask, run: TestRun, planted: Canaries, flags: list[str], start: float
-) -> Judgement:
-    elapsed = time.perf_counter() - start
+def _decide(task: RepoTask, run: TestRun, planted: Canaries, flags: list[str]) -> Judgement:
     ended = unfinished(run)
     if ended is not None:
         flag, reason = ended
-        return Judgement(False, reason, [*flags, flag], run=run, seconds=elapsed)
+        return Judgement(False, reason, [*flags, flag], run=run)
     truncated = set(task.truncated_ids)
     expected = (*task.fail_to_pass, *task.pass_to_pass)
     tests = {t: _status_of(t, run.outcomes, t in truncated) for t in expected}
@@ -313,7 +307,6 @@ def _decide(
                 [*flags, RepoFlag.RUNNER_TAMPERED],
                 run=run,
                 tests=tests,
-                seconds=elapsed,
             )
     f2p = [tests[t] == "passed" for t in task.fail_to_pass]
     p2p = [tests[t] == "passed" for t in task.pass_to_pass]
@@ -334,6 +327,4 @@ def _decide(
             f"not resolved: FAIL_TO_PASS {sum(f2p)}/{len(f2p)}, PASS_TO_PASS "
             f"{sum(p2p)}/{len(p2p)} pass; " + "; ".join(bad[:5]) + (" ..." if len(bad) > 5 else "")
         )
-    return Judgement(
-        resolved, explanation, flags, subscores=subscores, run=run, tests=tests, seconds=elapsed
-    )
+    return Judgement(resolved, explanation, flags, subscores=subscores, run=run, tests=tests)

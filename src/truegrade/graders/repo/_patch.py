@@ -12,6 +12,7 @@ not the response's.
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -119,6 +120,7 @@ def _paths(listing: bytes) -> list[str]:
     return [entry.split("\t", 2)[2] for entry in entries if entry]
 
 
+@functools.lru_cache(maxsize=256)  # a task's test patch is read at every grade of it
 def read_patch(patch: str) -> PatchReading:
     """The paths ``patch`` changes, read by ``git apply --numstat -z``; a patch git cannot read
     has ``problem`` set instead.

@@ -13,7 +13,6 @@ it is not a way to grade.
 from __future__ import annotations
 
 import shutil
-import time
 
 from truegrade.graders.repo._env import Environment
 from truegrade.graders.repo._judge import (
@@ -58,32 +57,27 @@ def judge_as_swebench(
     settings: RunSettings,
 ) -> Judgement:
     """Grade ``patch`` as SWE-bench's harness would (see the module docstring)."""
-    start = time.perf_counter()
     if patch is None:
         return Judgement(False, "the response holds no diff", [RepoFlag.NO_PATCH])
     test_files = [f.path for f in read_patch(task.test_patch).files]
+    try:
+        base = snapshots.base(task)
+    except Exception as exc:
+        raise TaskProblem(str(exc)) from exc
     with workspace() as tree:
-        base = tree.parent / "base"
-        base.mkdir()
-        try:
-            snapshots.export(task, tree)
-            snapshots.export(task, base)
-        except Exception as exc:
-            raise TaskProblem(str(exc)) from exc
+        base.extract(tree)
         problem = apply_patch(tree, patch, fuzzy=True)
         if problem:
             return Judgement(
                 False, f"the patch does not apply: {problem}", [RepoFlag.PATCH_DOES_NOT_APPLY]
             )
         for path in test_files:  # the test patch's files, back as they were: only those
-            target, original = tree / path, base / path
+            target = tree / path
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             elif target.exists() or target.is_symlink():
                 target.unlink()
-            if original.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(original, target)
+        base.extract(tree, test_files)
         problem = apply_patch(tree, task.test_patch)
         if problem:
             return Judgement(
@@ -93,10 +87,9 @@ def judge_as_swebench(
         tree_tar = pack_tree(tree)
         path_dirs = import_dirs(env, tree)
     run = run_in_sandbox(env, settings, tree_tar, files, path_dirs, log_only=True)
-    elapsed = time.perf_counter() - start
     ended = unfinished(run)
     if ended is not None and ended[0] != RepoFlag.TESTS_DID_NOT_RUN:
-        return Judgement(False, ended[1], [ended[0]], run=run, seconds=elapsed)
+        return Judgement(False, ended[1], [ended[0]], run=run)
     statuses = parse_log(run.log)
     tests = {t: statuses.get(t, "missing") for t in (*task.fail_to_pass, *task.pass_to_pass)}
     resolved = all(s in ("PASSED", "XFAIL") for s in tests.values())
@@ -104,4 +97,4 @@ def judge_as_swebench(
     explanation = (
         "resolved (read from the log)" if resolved else "not resolved: " + "; ".join(bad[:5])
     )
-    return Judgement(resolved, explanation, [], run=run, tests=tests, seconds=elapsed)
+    return Judgement(resolved, explanation, [], run=run, tests=tests)
