@@ -9,6 +9,7 @@ import pytest
 from tests.graders.repo import DATA, ROWS
 from tests.graders.repo.conftest import NEEDS
 from truegrade import load_grader
+from truegrade.attacks._repo import append_to
 from truegrade.core import SpecError
 from truegrade.graders.repo import RepoFlag, RepoGrader, judge_patch, read_task
 
@@ -96,3 +97,18 @@ def test_rows_that_cannot_be_graded_are_errors_naming_why(tmp_path):
 
     with pytest.raises(SpecError, match="under /tmp"):
         load_grader("repo", repos=[str(DATA)], cache_dir=str(tmp_path))
+
+
+def test_cpu_time_and_the_wall_clock_backstop_are_told_apart():
+    # a patch whose code spins is out of CPU time; one whose code sleeps reaches the backstop
+    # (3x the CPU budget plus 2 s) with CPU to spare: a different flag, so no verdict on CPU
+    # time ever comes from the wall clock
+    row = ROWS[0]
+    path = "src/marshmallow/fields.py"
+    grader = RepoGrader.from_options({"repos": [str(DATA)], "cpu_s": 2})
+    text = grader.snapshots.read(read_task(row), path)
+    spin = append_to(path, text, "while True:\n    pass")
+    sleep = append_to(path, text, "import time\ntime.sleep(600)")
+    spun, slept = grader.grade_batch([{**row, "model_patch": spin}, {**row, "model_patch": sleep}])
+    assert spun.passed is False and RepoFlag.TIME_LIMIT in spun.flags, spun
+    assert slept.passed is False and RepoFlag.IDLE_LIMIT in slept.flags, slept

@@ -63,7 +63,11 @@ class RepoFlag:
     TESTS_DID_NOT_RUN = "tests_did_not_run"
     """No report: pytest did not start, crashed, or the report was removed."""
     TIME_LIMIT = "time_limit"
-    """The tests used up their CPU-time budget."""
+    """The tests used up their CPU-time budget (``cpu_s``)."""
+    IDLE_LIMIT = "idle_limit"
+    """The tests reached the wall-clock backstop (3x ``cpu_s`` plus 2 s) having used less CPU
+    time than their budget: they slept or hung, as the ``code`` grader names it. Kept apart from
+    ``time_limit`` so a verdict on CPU time is never one on wall-clock time."""
     MEMORY_LIMIT = "memory_limit"
     """The tests ran out of memory."""
     RUNNER_IMPORT = "runner_import"
@@ -172,8 +176,13 @@ def _tampering(run: TestRun, canaries: Canaries) -> str | None:
 def unfinished(run: TestRun) -> tuple[str, str] | None:
     """(flag, reason) when the run ended without a usable report."""
     result = run.sandbox
-    if result is not None and result.status in ("cpu_limit", "timeout"):
-        return RepoFlag.TIME_LIMIT, f"the tests ran out of time ({result.error or result.status})"
+    if result is not None and result.status == "cpu_limit":
+        return RepoFlag.TIME_LIMIT, f"the tests used up their CPU time ({result.error})"
+    if result is not None and result.status == "timeout":  # the wall-clock backstop
+        return RepoFlag.IDLE_LIMIT, (
+            f"the tests ran past the wall-clock backstop with CPU time to spare, {result.cpu_s:.1f}"
+            " s used: they waited or hung (on a machine starved that long, run them again)"
+        )
     if result is not None and result.status == "memory":
         return RepoFlag.MEMORY_LIMIT, "the tests ran out of memory"
     if result is not None and result.status == "sandbox_error":
