@@ -16,7 +16,7 @@ import pytest
 from tests.exec import engine_tasks as t
 from truegrade.core import EngineError
 from truegrade.exec import Engine, Failure, default_engine, default_worker_count
-from truegrade.exec._protocol import dumps, safe_loads
+from truegrade.exec._protocol import POS_IDLE, Progress, dumps, make_progress_fd, safe_loads
 
 
 @pytest.fixture(scope="module")
@@ -255,6 +255,21 @@ def test_default_engine_is_shared_and_rebuilt_after_fork():
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b"1"
+
+
+def test_a_new_workers_progress_block_reads_idle_until_the_worker_writes():
+    # zeros read as item 0 of a chunk running since the clock's zero: a deadline check that
+    # caught a replacement worker between its writes of seq and pos killed it for a timeout
+    # (an "ok" item of the hostile mixes below, once, on a machine slowed by coverage)
+    fd = make_progress_fd()
+    progress = Progress(fd)
+    try:
+        assert progress.read()[1] == POS_IDLE
+        progress.slots[0] = 7  # the new chunk's seq, its pos not yet written
+        assert progress.read()[:2] == (7, POS_IDLE)
+    finally:
+        progress.close()
+        os.close(fd)
 
 
 @pytest.mark.slow

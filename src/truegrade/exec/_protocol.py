@@ -17,6 +17,7 @@ import io
 import mmap
 import os
 import pickle
+import sys
 import tempfile
 from typing import Any
 
@@ -68,7 +69,11 @@ def dumps(obj: Any) -> bytes:
 
 
 def make_progress_fd() -> int:
-    """A file descriptor for a small shared block the parent and one worker both map."""
+    """A file descriptor for a small shared block the parent and one worker both map, reading
+    as an idle worker (``pos`` is ``POS_IDLE``) until the worker writes to it: a block of zeros
+    would say that item 0 of chunk 0 has run since the clock's zero, and a reader that caught a
+    new worker between its writes of ``seq`` and ``pos`` would see item 0 of the new chunk
+    running for as long as the machine has been up."""
     size = PROGRESS_SLOTS * 8
     memfd = getattr(os, "memfd_create", None)
     if memfd is not None:
@@ -77,6 +82,7 @@ def make_progress_fd() -> int:
         with tempfile.TemporaryFile() as handle:
             fd = os.dup(handle.fileno())
     os.ftruncate(fd, size)
+    os.pwrite(fd, POS_IDLE.to_bytes(8, sys.byteorder, signed=True), 8)
     return fd
 
 

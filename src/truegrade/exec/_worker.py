@@ -212,9 +212,11 @@ def main(argv: list[str]) -> int:
                 _fail_chunk(out, seq, payloads, "engine sent a chunk for an unknown task")
                 continue
             if key not in tasks:
-                progress.slots[0] = seq
-                progress.slots[2] = time.monotonic_ns()
+                # ``pos`` first: a reader that sees the new ``seq`` sees the setup, never an
+                # item of the chunk with the last chunk's (or no) start time
                 progress.slots[1] = POS_SETUP
+                progress.slots[2] = time.monotonic_ns()
+                progress.slots[0] = seq
                 try:
                     task = pickle.loads(pending[key])  # trusted: the caller's task
                     setup = getattr(task, "setup", None)
