@@ -303,3 +303,20 @@ def test_the_item_audit_flags_a_task_the_gold_patch_cannot_pass(grader):
     assert [item.id for item in report.items] == ["planted"]
     names = {flag.name for flag in report.items[0].flags}
     assert {"task_gold_fails", "task_gold_resolves", "reference_fails"} <= names, names
+
+
+@GIT
+@BWRAP
+def test_a_second_grader_of_the_same_tasks_reuses_their_audits(grader, monkeypatch):
+    # a card of two graders of the same rows (the demo's): the task's claim is run once
+    from truegrade.audit import _repo
+
+    first = audit_items(grader, [ROWS[0]], checks=["tests"], reruns=2)
+    monkeypatch.setattr(_repo, "audit_task", lambda *a, **k: pytest.fail("audited again"))
+    harness = RepoGrader.from_options({"repos": [str(DATA)], "harness": "swebench"})
+    again = audit_items(harness, [ROWS[0]], checks=["tests"], reruns=2)
+    assert again.items == first.items == []
+    # what decides an audit changed (the sandbox's CPU budget): it runs again
+    other = RepoGrader.from_options({"repos": [str(DATA)], "cpu_s": 299})
+    with pytest.raises(pytest.fail.Exception, match="audited again"):
+        audit_items(other, [ROWS[0]], checks=["tests"], reruns=2)
