@@ -1,11 +1,12 @@
-"""Line coverage of ``make coverage`` by package, the total, and the floor it is held to.
+"""Line coverage of the suite by package, the total, and the floor it is held to.
 
-``make coverage`` runs the suite under ``coverage run`` with ``patch = subprocess``
-(``[tool.coverage.run]`` in ``pyproject.toml``), so what the engine's workers, the command
-line's subprocesses and the servers run is counted with what the tests run themselves; this
-script combines those data files and prints one line per package (a file's table would run to
-two hundred lines: ``coverage html`` gives it). It exits 1 when the total is under
-``fail_under`` (``[tool.coverage.report]`` in ``pyproject.toml``).
+``make test`` measures the processes that run the tests (pytest-cov in xdist's workers, which
+combines their data into ``.coverage``); ``make coverage`` also starts coverage in every Python
+process the suite starts (``COVERAGE_PROCESS_START``), so what the engine's workers, the command
+line's subprocesses and the servers run is counted too. This script combines any data files
+left, and prints one line per package (a file's table would run to two hundred lines:
+``coverage html`` gives it). It exits 1 when the total is under ``fail_under``
+(``[tool.coverage.report]`` in ``pyproject.toml``).
 
 Usage: ``python scripts/coverage_report.py`` from the repository's root, after the suite.
 """

@@ -182,8 +182,8 @@ def load_embedder(model: str | None = None) -> Embedder:
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
-        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
             network = AutoModel.from_pretrained(str(path), local_files_only=True)

@@ -287,7 +287,7 @@ died (a killed process, a lost node); then each of its rows is a ``crashed`` err
 
 def _node_cpus() -> list[float]:
     """The CPUs of each live node of the cluster."""
-    nodes = ray.nodes()  # type: ignore[no-untyped-call]
+    nodes = ray.nodes()
     return [float(n["Resources"].get("CPU", 0)) for n in nodes if n.get("Alive")]
 
 
