@@ -14,10 +14,6 @@ TORCH  ?= torch==2.13.0
 # The extras a new venv gets (CI adds the training frameworks: `make install EXTRAS=...,verl,trl`,
 # one resolution for all of them). A venv that exists keeps its packages: `make clean` first.
 EXTRAS ?= dev,rm,semantic,bench,docs
-# pip leaves the byte-compiling to the first import of each module: the training stacks are tens
-# of thousands of modules the suite never imports (a third of a fresh install's time: 56 s against
-# 92 s for the suite's extras with pip's cache warm).
-PIP    := -m pip install --quiet --no-compile
 
 # The system packages come first (scripts/system-deps.sh holds the list): installed when run as
 # root with apt, else one line naming them and the command to run, before anything is built.
@@ -33,15 +29,15 @@ system-deps:
 $(STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) $(PIP) '$(TORCH)'
+	$(PY) -m pip install --quiet '$(TORCH)'
 	@echo '$(TORCH)' > $(VENV)/torch-pin.txt  # the extras keep that torch, never fetch another
-	$(PY) $(PIP) -c $(VENV)/torch-pin.txt -e '.[$(EXTRAS)]'
+	$(PY) -m pip install --quiet -c $(VENV)/torch-pin.txt -e '.[$(EXTRAS)]'
 	@touch $(STAMP) $(DEMO_STAMP)
 
 $(DEMO_STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) $(PIP) -e .
+	$(PY) -m pip install --quiet -e .
 	@touch $(DEMO_STAMP)
 
 install: $(STAMP)
@@ -88,7 +84,7 @@ bench: $(STAMP)
 # The site, API reference included, into site/; any warning (a broken link or anchor, a docstring
 # mkdocstrings cannot read) fails it. A venv made without the docs extra gets it first.
 docs: $(STAMP)
-	@test -x $(VENV)/bin/mkdocs || $(PY) $(PIP) -e '.[docs]'
+	@test -x $(VENV)/bin/mkdocs || $(PY) -m pip install --quiet -e '.[docs]'
 	$(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean:
