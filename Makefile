@@ -55,10 +55,13 @@ typecheck: $(STAMP)
 # The suite in two processes (up to four where there are more cores), a test file per process at
 # a time: most of its time is spent in sandboxes and subprocesses. Coverage is measured in the
 # processes that run the tests (xdist's workers) and reported by package against the floor in
-# pyproject.toml, which fails the goal (and CI) when the total drops under it.
+# pyproject.toml, which fails the goal (and CI) when the total drops under it. The floor is judged
+# once, by scripts/coverage_report.py (pytest-cov's own check is off), so the table by package
+# shows under the floor too.
 pytest: $(STAMP)
 	@rm -f .coverage .coverage.*
-	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile --durations=20 --cov --cov-report=
+	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile --durations=20 \
+		--cov --cov-report= --cov-fail-under=0
 	$(PY) scripts/coverage_report.py
 
 # The suite with every Python process it starts measured too (the engine's workers, the command
