@@ -7,7 +7,7 @@ import pytest
 
 from tests.sandbox.helpers import BWRAP, CONFIGS
 from truegrade.sandbox import Sandbox
-from truegrade.sandbox._zygote import landlock_abi
+from truegrade.sandbox._kernel import landlock_abi
 
 
 @pytest.fixture(

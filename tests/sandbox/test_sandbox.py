@@ -17,7 +17,7 @@ from truegrade.sandbox import (
     _launch,
     layers,
 )
-from truegrade.sandbox._zygote import landlock_abi
+from truegrade.sandbox._kernel import landlock_abi
 
 ADD = "def add(a, b):\n    return a + b\n"
 
@@ -43,10 +43,15 @@ def test_the_layers_that_must_hold_are_observed_from_inside(box):
         "seccomp",
         "not dumpable",
         "standard library only",
+        "one process tree per task",
     ):
         assert _layer(found, name).active, _layer(found, name)
     assert box.hello["uid"] != 0
     assert box.hello["pid"] == 1
+    memory = _launch.MemoryCgroup.create()
+    if memory is not None:  # where a memory cgroup can be made, the sandbox's tasks share one
+        memory.remove()
+        assert _layer(found, "memory per task").active
     if landlock_abi():
         assert _layer(found, "Landlock").active
     writable = _launch.PidsCgroup.create(1)
@@ -129,26 +134,61 @@ def test_a_call_past_its_deadline_is_killed_and_the_next_call_gets_a_fresh_proce
     program.close()
 
 
-def test_function_calls_may_not_create_processes_or_write_files(box):
-    program = box.load(
-        "import os, subprocess\n"
-        "def spawn():\n    return os.fork()\n"
-        "def run():\n    return subprocess.run(['true']).returncode\n"
-        "def write():\n    open('state.txt', 'w').write('1')\n    return 'wrote'\n",
-        entry_point="spawn",
-    )
-    assert program.call([], timeout_s=5).status == "violation"
+FORBIDDEN = """
+import os, subprocess, ctypes
+def spawn():
+    return os.fork()
+def run():
+    return subprocess.run(['true']).returncode
+def write():
+    open('state.txt', 'w').write('1')
+    return 'wrote'
+def pipe():
+    return os.pipe()
+def tee():  # peek at the calls queued on the request pipe
+    return ctypes.CDLL(None, use_errno=True).tee(3, 4, 1 << 16, 2), ctypes.get_errno()
+def fionread():
+    import fcntl, termios, array
+    buf = array.array('i', [0])
+    fcntl.ioctl(3, termios.FIONREAD, buf)
+    return buf[0]
+def pidfd():
+    return os.pidfd_open(os.getpid())
+def signal_root():
+    os.kill(1, 9)
+    return 'sent'
+def nonblocking():
+    os.set_blocking(3, False)
+    return 'set'
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("spawn", "violation"),  # killed: a second process
+        ("run", "raised"),  # its pipes are refused before it could fork
+        ("write", "raised"),
+        ("pipe", "raised"),
+        ("fionread", "raised"),
+        ("pidfd", "raised"),
+        ("signal_root", "raised"),
+        ("nonblocking", "raised"),
+    ],
+)
+def test_function_calls_may_not_create_processes_files_or_signals(box, name, expected):
+    # a call session computes: every system call off its allow-list fails (or, for a new
+    # process or an escape, kills it), so nothing it does outlives it or reaches another
+    program = box.load(FORBIDDEN, entry_point=name)
+    result = program.call([], timeout_s=5)
+    assert result.status == expected, (name, result)
     program.close()
-    for name, expected in (("run", "violation"), ("write", "raised")):
-        program = box.load(
-            "import os, subprocess\n"
-            "def run():\n    return subprocess.run(['true']).returncode\n"
-            "def write():\n    open('state.txt', 'w').write('1')\n    return 'wrote'\n",
-            entry_point=name,
-        )
-        result = program.call([], timeout_s=5)
-        assert result.status == expected, (name, result)
-        program.close()
+
+
+def test_a_call_cannot_peek_at_the_calls_queued_for_it(box):
+    program = box.load(FORBIDDEN, entry_point="tee")
+    moved, errno = program.call([], timeout_s=5).value
+    assert moved == -1 and errno == 38  # ENOSYS: tee is not on the list
 
 
 def test_a_program_cannot_fake_a_sandbox_failure_or_a_second_answer(box):
@@ -253,9 +293,11 @@ def test_a_missing_layer_is_reported_with_a_hint(monkeypatch):
 def test_a_zygote_that_stops_answering_is_killed_and_a_new_one_started():
     with Sandbox() as box:
         program = box.load(ADD, entry_point="add")
-        zygote = descendants(box.host_pid)[0]
-        os.kill(zygote, signal.SIGSTOP)
-        stuck = program.run("", timeout_s=0.5)  # the harness waits a little past the deadline,
+        assert program.call([1, 2], timeout_s=5).value == 3
+        for pid in descendants(box.host_pid):  # the root and its session
+            os.kill(pid, signal.SIGSTOP)
+        program.reset()  # the harness waits a little for the root's answer,
+        stuck = program.call([1, 2], timeout_s=0.5)
         assert stuck.status == "sandbox_error"  # then gives up on the zygote...
         assert not box.running  # ...and kills the whole sandbox
         assert program.call([1, 2], timeout_s=5).status == "sandbox_error"
@@ -263,14 +305,40 @@ def test_a_zygote_that_stops_answering_is_killed_and_a_new_one_started():
         assert box.starts == 2
 
 
-def test_a_batch_stops_at_its_budget(box):
-    # the first call ends well inside the budget, the second well after it, even on a busy machine
-    program = box.load(
-        "import time\ndef f(x):\n    time.sleep(1.0)\n    return x\n", entry_point="f"
-    )
-    results = program.call_many([([1], {}), ([2], {}), ([3], {})], timeout_s=5, budget_s=1.8)
+SPIN = """
+import time
+def f(x, spin):
+    end = time.process_time() + spin
+    while time.process_time() < end:
+        pass
+    return x
+def nap(x):
+    time.sleep(x)
+    return x
+"""
+
+
+def test_a_batch_stops_at_its_budget_of_cpu_time(box):
+    # the first call ends well inside the budget, the second well after it, however busy the
+    # machine: the budget and each call's limit count the session's CPU time
+    program = box.load(SPIN, entry_point="f")
+    calls = [([1, 1.0], {}), ([2, 1.0], {}), ([3, 1.0], {})]
+    results = program.call_many(calls, timeout_s=5, budget_s=1.8)
     assert [r.status for r in results] == ["ok", "timeout"]
     assert results[0].value == 1
+    assert results[0].cpu_s >= 1.0  # as the kernel counted it
+    assert "time budget" in results[1].error
+    program.close()
+
+
+def test_a_call_that_waits_is_stopped_by_the_wall_clock_backstop(box):
+    # a sleeping call uses no CPU time: the backstop (3 x the limit + 2 s) ends it
+    program = box.load(SPIN, entry_point="nap")
+    started = time.monotonic()
+    result = program.call([30], timeout_s=0.2)
+    assert result.status == "timeout"
+    assert result.cpu_s < 0.2
+    assert time.monotonic() - started < 25  # (a hang guard, not a timing assertion)
     program.close()
 
 
@@ -299,7 +367,7 @@ def test_a_session_that_never_says_it_started_is_the_sandboxs_failure_not_a_time
         program._end()
         requests_r, requests_w = os.pipe()
         responses_r, responses_w = os.pipe()  # this test holds the writing end: no "R" comes
-        program._channel = _Channel(requests_w, responses_r)
+        program._channel = _Channel(requests_w, responses_r, 0)
         try:
             result = program.call_many([([2], {})], timeout_s=0.5)[0]
         finally:

@@ -7,6 +7,13 @@ function call that only receives inputs and returns plain data, or a whole progr
 """
 
 from truegrade.sandbox._buildcache import BuildCache, CachedBuild
+from truegrade.sandbox._codec import (
+    MAX_DEPTH,
+    PlainDataError,
+    crowded,
+    decode_value,
+    encode_value,
+)
 from truegrade.sandbox._layers import Layer, layers
 from truegrade.sandbox._sandbox import (
     CallResult,
@@ -22,14 +29,7 @@ from truegrade.sandbox._sandbox import (
     SandboxError,
     SandboxUnavailable,
 )
-from truegrade.sandbox._zygote import (
-    MAX_DEPTH,
-    STREAM_BYTES_MAX,
-    PlainDataError,
-    crowded,
-    decode_value,
-    encode_value,
-)
+from truegrade.sandbox._zygote import STREAM_BYTES_MAX
 
 __all__ = [
     "MAX_DEPTH",

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "MemoryCgroup",
     "PidsCgroup",
     "bwrap_command",
     "bwrap_path",
@@ -230,8 +231,8 @@ _STALE = re.compile(r"sb-(\d+)-\d+")
 _STALE_SCRATCH = re.compile(r"truegrade-unsandboxed-(\d+)-\w+")
 
 
-def _pids_hierarchy() -> tuple[Path, int] | None:
-    """``(mount point, cgroup version)`` of a hierarchy with the pids controller, or None."""
+def _hierarchy(controller: str) -> tuple[Path, int] | None:
+    """``(mount point, cgroup version)`` of a hierarchy with ``controller``, or None."""
     try:
         with open("/proc/self/mounts") as handle:
             mounts = [line.split() for line in handle]
@@ -241,14 +242,49 @@ def _pids_hierarchy() -> tuple[Path, int] | None:
         if len(fields) < 4:
             continue
         point, fstype, options = fields[1], fields[2], fields[3].split(",")
-        if fstype == "cgroup" and "pids" in options:
+        if fstype == "cgroup" and controller in options:
             return Path(point), 1
     for fields in mounts:
         if len(fields) >= 3 and fields[2] == "cgroup2":
             with contextlib.suppress(OSError):
-                if "pids" in (Path(fields[1]) / "cgroup.controllers").read_text().split():
+                if controller in (Path(fields[1]) / "cgroup.controllers").read_text().split():
                     return Path(fields[1]), 2
     return None
+
+
+def _new_cgroup(controller: str) -> tuple[Path, int] | None:
+    """A new, empty cgroup of ``controller`` under ``<hierarchy>/truegrade`` (the cgroups of
+    harnesses that died without cleaning up removed first), or None where that is not
+    possible (not root, no such controller, a read-only cgroupfs)."""
+    if os.geteuid() != 0:
+        return None
+    found = _hierarchy(controller)
+    if found is None:
+        return None
+    root, version = found
+    parent = root / "truegrade"
+    try:
+        parent.mkdir(exist_ok=True)
+        if version == 2:
+            for level in (root, parent):
+                with contextlib.suppress(OSError):
+                    (level / "cgroup.subtree_control").write_text(f"+{controller}")
+        _sweep(parent)
+        path = parent / f"sb-{os.getpid()}-{next(_counter)}"
+        path.mkdir()
+    except OSError:
+        return None
+    return path, version
+
+
+def _sweep(parent: Path) -> None:
+    """Remove the empty cgroups of harnesses that died without cleaning up."""
+    with contextlib.suppress(OSError):
+        for entry in parent.iterdir():
+            match = _STALE.fullmatch(entry.name)
+            if match and not _alive(int(match.group(1))):
+                with contextlib.suppress(OSError):
+                    entry.rmdir()
 
 
 def _alive(pid: int) -> bool:
@@ -272,36 +308,17 @@ class PidsCgroup:
     def create(cls, max_pids: int) -> PidsCgroup | None:
         """A new cgroup under ``<pids hierarchy>/truegrade``, or None where that is not possible
         (not root, no pids controller, a read-only cgroupfs)."""
-        if os.geteuid() != 0:
+        made = _new_cgroup("pids")
+        if made is None:
             return None
-        found = _pids_hierarchy()
-        if found is None:
-            return None
-        root, version = found
-        parent = root / "truegrade"
+        path, _ = made
         try:
-            parent.mkdir(exist_ok=True)
-            if version == 2:
-                for level in (root, parent):
-                    with contextlib.suppress(OSError):
-                        (level / "cgroup.subtree_control").write_text("+pids")
-            cls._sweep(parent)
-            path = parent / f"sb-{os.getpid()}-{next(_counter)}"
-            path.mkdir()
             (path / "pids.max").write_text(str(max_pids))
         except OSError:
+            with contextlib.suppress(OSError):
+                path.rmdir()
             return None
         return cls(path, max_pids)
-
-    @staticmethod
-    def _sweep(parent: Path) -> None:
-        """Remove the empty cgroups of harnesses that died without cleaning up."""
-        with contextlib.suppress(OSError):
-            for entry in parent.iterdir():
-                match = _STALE.fullmatch(entry.name)
-                if match and not _alive(int(match.group(1))):
-                    with contextlib.suppress(OSError):
-                        entry.rmdir()
 
     def wrap(self, cmd: list[str]) -> list[str]:
         """``cmd`` started from inside this cgroup (the shell joins it, then becomes ``cmd``)."""
@@ -319,6 +336,84 @@ class PidsCgroup:
 
     def remove(self) -> None:
         """Delete the cgroup once its processes are gone (best effort)."""
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+class MemoryCgroup:
+    """The memory cgroup of one sandbox's tasks: every process of a whole-program task (a run, a
+    build, an execution) joins it before any of the program runs, by writing to ``procs_fd``
+    (opened here, on the host, and handed to the sandbox), so the task's memory is counted for
+    its whole process tree, shared and anonymous mappings and the files it writes included.
+    The zygote and the supervisors stay outside it: when the task runs out, the kernel's
+    out-of-memory killer can only pick one of the task's processes.
+
+    The harness sets the limit before each task (``set_limit``) and reads the out-of-memory
+    kills after it (``oom_kills``). Call sessions do not join it: they cannot fork, and their
+    address-space limit already counts every mapping they make.
+    """
+
+    def __init__(self, path: Path, version: int) -> None:
+        self.path = path
+        self.version = version
+        self.limit_mb: int | None = None
+        self.procs_fd = os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+        if version == 2:
+            for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                with contextlib.suppress(OSError):
+                    (path / name).write_text(value)
+        else:
+            with contextlib.suppress(OSError):
+                (path / "memory.swappiness").write_text("0")
+
+    @classmethod
+    def create(cls) -> MemoryCgroup | None:
+        """A new memory cgroup, or None where that is not possible (not root, no memory
+        controller, a read-only cgroupfs)."""
+        made = _new_cgroup("memory")
+        if made is None:
+            return None
+        try:
+            return cls(*made)
+        except OSError:
+            with contextlib.suppress(OSError):
+                made[0].rmdir()
+            return None
+
+    def set_limit(self, mb: int) -> None:
+        """The memory the next task may use, all its processes together."""
+        if mb == self.limit_mb:
+            return
+        value = str(mb << 20)
+        names = ["memory.max"] if self.version == 2 else ["memory.limit_in_bytes"]
+        if self.version == 1 and (self.path / "memory.memsw.limit_in_bytes").exists():
+            # memory and swap together may not be less than memory alone: raise that first,
+            # lower it last
+            both = "memory.memsw.limit_in_bytes"
+            raising = self.limit_mb is not None and mb > self.limit_mb
+            names = [both, *names] if raising else [*names, both]
+        for name in names:
+            (self.path / name).write_text(value)
+        self.limit_mb = mb
+
+    def oom_kills(self) -> int:
+        """How many processes the out-of-memory killer has killed in the cgroup so far."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            text = (self.path / name).read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def remove(self) -> None:
+        """Close the handle and delete the cgroup once its processes are gone (best effort)."""
+        with contextlib.suppress(OSError):
+            os.close(self.procs_fd)
+        self.procs_fd = -1
         with contextlib.suppress(OSError):
             self.path.rmdir()
 

@@ -12,9 +12,9 @@ import functools
 import subprocess
 from dataclasses import dataclass
 
+from truegrade.sandbox._kernel import namespaces
 from truegrade.sandbox._launch import SCRATCH, bwrap_path
 from truegrade.sandbox._sandbox import Sandbox, SandboxError
-from truegrade.sandbox._zygote import namespaces
 
 __all__ = ["Layer", "layers"]
 
@@ -144,14 +144,30 @@ def layers(box: Sandbox) -> list[Layer]:
             "own System V IPC and hostname",
         )
     )
-    caps = _caps_empty(status.get("CapEff")) and _caps_empty(status.get("CapBnd"))
+    task = hello.get("task_status") or {}
+    caps = all(_caps_empty(task.get(key)) for key in ("CapEff", "CapPrm", "CapBnd"))
     out.append(
         Layer(
             "capabilities",
             caps,
-            "none, and none can be regained (empty bounding set)"
+            "a task has none, and can regain none (empty bounding set)"
             if caps
-            else f"effective {status.get('CapEff')}, bounding {status.get('CapBnd')}",
+            else f"a task's: effective {task.get('CapEff')}, bounding {task.get('CapBnd')}",
+        )
+    )
+    apart = bool(hello.get("task_namespaces")) and bool(hello.get("random_pids"))
+    out.append(
+        Layer(
+            "one process tree per task",
+            apart,
+            "the zygote's root only forks and never holds a program, an input or an answer; "
+            "each call session sets itself up from its own pipes; each whole program has a "
+            "supervisor that is PID 1 of its own PID and mount namespaces; every task gets a "
+            "fresh tmpfs as its scratch directory and a random PID: nothing of one task, not "
+            "even a counter, reaches the next"
+            if apart
+            else "tasks share the sandbox's PID counter and scratch directory",
+            "" if apart else "allow user namespaces (the sandbox's root needs one of its own)",
         )
     )
     out.append(
@@ -166,7 +182,8 @@ def layers(box: Sandbox) -> list[Layer]:
         Layer(
             "Landlock",
             abi > 0,
-            f"ABI {abi}: reads only the system and the interpreter, writes only in {SCRATCH}, "
+            f"ABI {abi}: reads only the system and the interpreter, writes only in the task's "
+            f"own {SCRATCH}, "
             "no /proc" + (", no TCP bind or connect" if abi >= 4 else "")
             if abi
             else "not applied",
@@ -180,7 +197,8 @@ def layers(box: Sandbox) -> list[Layer]:
             seccomp,
             "verified: sockets (but Unix ones), ptrace, process_vm_readv, mount, new namespaces "
             "and IPC are refused (a socket kills a Python program, and is an error for an "
-            "executed one); function calls may not create processes or write files"
+            "executed one); function calls run under an allow-list (no process, file, pipe, "
+            "socket or signal; nothing peeks at the calls queued for them)"
             if seccomp
             else details.get("seccomp_note") or "the filter did not hold in the probe",
             "" if seccomp else "pip install pyseccomp; apt-get install libseccomp2",
@@ -194,6 +212,23 @@ def layers(box: Sandbox) -> list[Layer]:
             f"{cfg.open_files} descriptors, no core dumps, CPU time per task",
         )
     )
+    if details.get("memory_cgroup"):
+        memory = Layer(
+            "memory per task",
+            True,
+            "a whole program's processes together, shared and anonymous mappings and the files "
+            f"it writes included: memory cgroup {details['memory_cgroup']}",
+        )
+    else:
+        memory = Layer(
+            "memory per task",
+            False,
+            "each process of a whole program has its own memory limit, so a program that forks "
+            "may use that much per process, and shared mappings are bounded by the address "
+            "space only where it is capped (not for Java, Go or JavaScript)",
+            "run as root with a writable memory cgroup",
+        )
+    out.append(memory)
     if details.get("cgroup"):
         pids = Layer("process limit", True, f"pids cgroup, pids.max = {details['cgroup_max']}")
     elif host_uid != 0:

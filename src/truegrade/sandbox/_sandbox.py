@@ -1,13 +1,15 @@
 """``Sandbox``: a running, isolated zygote, and the only way the rest of truegrade reaches it.
 
 The harness side of the sandbox: it starts the zygote under the strongest isolation available,
-checks from the zygote's own report which layers really hold, sends it programs, talks to the
-call sessions the zygote forks (directly, over pipes the zygote hands over), and turns what comes
-back into ``CallResult`` / ``RunResult``. Everything that crosses back is validated here: a value
-is rebuilt from JSON into exact builtin types, a record that is malformed or missing is a
-failure, a session that overruns its deadline is killed (the zygote kills it on request), and a
-zygote that stops answering or breaks the protocol is killed with its whole process group and
-started afresh on the next use.
+checks from the zygote's own report which layers really hold, and then speaks to three kinds of
+process there (``truegrade.sandbox._zygote``): the root, over a control pipe (one-byte commands:
+a call session, a supervisor, kill the current one); each call session, directly, over the pipes
+the root hands over (its limits, its program, its calls); and the supervisor of a whole program,
+over the data pipe (runs, builds, executions). Everything that crosses back is validated here: a
+value is rebuilt from JSON into exact builtin types, a record that is malformed or missing is a
+failure, a call that runs past its CPU time is ended (this process reads the session's CPU-time
+clock, by the PID the root gives as credentials), and a zygote that stops answering or breaks
+the protocol is killed with its whole process group and started afresh on the next use.
 
 What it must never do: run the program in this process, accept a value that is not plain data,
 or start without isolation unless the caller opted in (``allow_unsandboxed``).
@@ -15,6 +17,7 @@ or start without isolation unless the caller opted in (``allow_unsandboxed``).
 
 from __future__ import annotations
 
+import array
 import atexit
 import base64
 import contextlib
@@ -25,10 +28,12 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -37,16 +42,10 @@ from truegrade._budgets import wall_backstop_s
 from truegrade._errors import TruegradeError
 from truegrade.sandbox import _launch
 from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
+from truegrade.sandbox._codec import PlainDataError, decode_value, encode_value, request_frame
+from truegrade.sandbox._kernel import landlock_abi, process_cpu
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
-from truegrade.sandbox._zygote import (
-    _LENGTH,
-    STREAM_BYTES_MAX,
-    PlainDataError,
-    decode_value,
-    encode_value,
-    landlock_abi,
-    request_frame,
-)
+from truegrade.sandbox._zygote import RECORD, STREAM_BYTES_MAX
 
 __all__ = [
     "CallResult",
@@ -65,16 +64,17 @@ __all__ = [
 #: How programs are isolated (``SandboxConfig.isolation``).
 Isolation = Literal["auto", "bwrap", "native", "none"]
 
-_ZYGOTE_PATH = Path(__file__).with_name("_zygote.py")
-_BOOTSTRAP = (  # runs inside the sandbox: it executes our own zygote, compiled here
+_SOURCES = ("_codec.py", "_kernel.py", "_zygote.py")
+_BOOTSTRAP = (  # runs inside the sandbox: it executes our own code objects, compiled here
     "import marshal,os\n"
     "n=int.from_bytes(os.read(0,4),'big');b=b''\n"
     "while len(b)<n:b+=os.read(0,n-len(b))\n"
-    "exec(marshal.loads(b))"  # inside the sandbox; b is our zygote, never model text
+    "for c in marshal.loads(b):exec(c)"  # inside the sandbox; ours, never model text
 )
-"""What the interpreter in the sandbox is started with: it reads the zygote's code object from
-stdin. Compiling the zygote's source there would leave the parser's memory behind in the zygote,
-and every fork pays for every page the zygote has."""
+"""What the interpreter in the sandbox is started with: it reads the zygote's code objects (the
+codec's, the kernel interfaces', the zygote's) from stdin and runs them in one namespace.
+Compiling the sources there would leave the parser's memory behind in the root, and every fork
+pays for every page the root has."""
 _zygote_code: bytes | None = None
 
 
@@ -82,8 +82,12 @@ def _zygote_blob() -> bytes:
     """The zygote, compiled here (the sandbox runs the same interpreter) and marshalled."""
     global _zygote_code
     if _zygote_code is None:
-        source = _ZYGOTE_PATH.read_text(encoding="utf-8")
-        _zygote_code = marshal.dumps(compile(source, "<truegrade zygote>", "exec"))
+        here = Path(__file__).parent
+        codes = tuple(
+            compile((here / name).read_text(encoding="utf-8"), f"<truegrade {name}>", "exec")
+            for name in _SOURCES
+        )
+        _zygote_code = marshal.dumps(codes)
     return len(_zygote_code).to_bytes(4, "big") + _zygote_code
 
 
@@ -93,6 +97,11 @@ _START_TIMEOUT_S = 20.0
 _GRACE_S = 5.0
 """How long past a task's own deadline the harness waits for the zygote before declaring it
 hung; the zygote enforces the deadline itself, this only catches a zygote that stopped working."""
+_CPU_WATCH_S = 0.025
+"""How often a call that is still running has its session's CPU time read (the most a call
+overruns its CPU-time limit by)."""
+_REPORT = struct.Struct("=iiiIi")  # code, pad, pid, uid, status: the root's report of an end
+_CLD_EXITED, _CLD_KILLED, _CLD_DUMPED = 1, 2, 3
 
 
 class SandboxError(TruegradeError, RuntimeError):
@@ -128,11 +137,9 @@ class SandboxConfig:
             Go, V8), which then set their own limits (see ``ExecLimits``).
         read_only_dirs: Host directories, besides the system ones, that tasks may read and
             execute (read-only): a toolchain living outside ``/usr``, ``/etc/java-*``.
-        wipe_s: The CPU time the zygote may spend emptying the scratch directory after a
-            task (with the wall-clock backstop of ``truegrade._budgets``, so a loaded machine
-            does not change the outcome). A task that leaves more than that to remove fails
-            (``violation``), and the sandbox is restarted on a fresh tmpfs before the next task
-            rather than waited for.
+        memory_cgroup: Count a whole-program task's memory for its whole process tree, in a
+            memory cgroup of the sandbox's own (when the harness may make one: root, a memory
+            controller); without it each process has its own limits.
     """
 
     isolation: Isolation = "auto"
@@ -160,7 +167,7 @@ class SandboxConfig:
     )
     address_space_mb: int | None = None
     read_only_dirs: tuple[str, ...] = ()
-    wipe_s: float = 2.0
+    memory_cgroup: bool = True
 
     def __post_init__(self) -> None:
         if self.isolation not in ("auto", "bwrap", "native", "none"):
@@ -175,8 +182,6 @@ class SandboxConfig:
         for name in ("memory_mb", "file_size_mb", "open_files", "max_processes", "output_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        if self.wipe_s < 0:
-            raise ValueError("wipe_s must be >= 0")
         if self.address_space_mb is not None and self.address_space_mb < self.memory_mb:
             raise ValueError("address_space_mb must be >= memory_mb")
         for path in self.read_only_dirs:
@@ -223,6 +228,8 @@ class CallResult:
         builtin_exception: Whether that class is a builtin one (and derives from ``Exception``).
         error: A human-readable account when ``status != "ok"``.
         elapsed_s: Time the call ran (for the first call of a session, with loading the program).
+        cpu_s: CPU time the session used for the call, as the kernel counts it (for the first
+            call, with running the program's module code; 0.0 where it cannot be read).
         fingerprint: The exact encoding of the answer (value or exception), to tell whether two
             calls answered identically.
         during_load: The exception came from running the program, before any call.
@@ -238,6 +245,7 @@ class CallResult:
     builtin_exception: bool = False
     error: str = ""
     elapsed_s: float = 0.0
+    cpu_s: float = 0.0
     fingerprint: bytes = b""
     during_load: bool = False
     opaque: Opaque | None = None
@@ -303,6 +311,11 @@ class ExecLimits:
             if v is not None
         }
 
+    def total_mb(self, default_mb: int) -> int:
+        """What the task may use in all, all its processes together (the sandbox's memory
+        cgroup): its largest limit, or ``default_mb``."""
+        return max(self.as_mb or 0, self.data_mb or 0) or default_mb
+
 
 @dataclass
 class _Reply:
@@ -316,14 +329,6 @@ _SIGNAL_STATUS = {
     "SIGXFSZ": ("violation", "wrote a file over the size limit"),
     "SIGKILL": ("crashed", "was killed (CPU-time or memory limit)"),
 }
-
-
-_UNCLEAN = (
-    "left behind in the scratch directory what the sandbox could not remove in time (the "
-    "sandbox was restarted)"
-)
-"""Why a run, and every later run of the same program, failed: one of its runs left more than
-the zygote could remove, so nothing of its later runs can be told apart from that state."""
 
 
 def _signal_outcome(name: str) -> tuple[str, str]:
@@ -341,23 +346,37 @@ class _Ended(Exception):
 
 
 class _Channel:
-    """The harness's ends of one call session's pipes (the session holds the others).
+    """The harness's ends of one call session's pipes (the session holds the others), and the
+    session's CPU-time clock.
 
     Everything read here comes from the program's process: reads are capped and bounded by the
-    deadline, and a record is only ever parsed by ``_answer``.
+    deadline and the CPU-time limit, and a record is only ever parsed by ``_answer``.
     """
 
-    __slots__ = ("answered", "buffer", "loaded", "ready", "requests", "responses")
+    __slots__ = (
+        "answered", "buffer", "compiled", "error", "host_pid", "loaded", "ready", "requests",
+        "responses",
+    )  # fmt: skip
 
-    def __init__(self, requests: int, responses: int) -> None:
+    def __init__(self, requests: int, responses: int, host_pid: int) -> None:
         self.requests = requests
         self.responses = responses
+        self.host_pid = host_pid  # 0: the session's CPU time cannot be read here
         self.buffer = bytearray()
         self.answered = 0  # calls answered in this session: the index the next record must carry
         self.ready = False  # the session confirmed its confinement
+        self.compiled = False  # and compiled its program
+        self.error: str | None = None  # the program's syntax error, when it has one
         self.loaded = False  # and ran the program's module code
         os.set_blocking(requests, False)
         os.set_blocking(responses, False)
+
+    def cpu(self) -> float:
+        """The session's CPU time so far (0.0 when it cannot be read: the session is gone, or
+        its PID is not known here)."""
+        if not self.host_pid:
+            return 0.0
+        return process_cpu(self.host_pid) or 0.0
 
     def close(self) -> None:
         for fd in (self.requests, self.responses):
@@ -379,7 +398,11 @@ class _Channel:
                 raise _Ended("timeout")
             select.select([], [self.requests], [], left)
 
-    def read(self, size: int, deadline: float, cap: int) -> bytes:
+    def read(
+        self, size: int, deadline: float, cap: int, watch: Callable[[], None] | None = None
+    ) -> bytes:
+        """``size`` bytes from the session; ``_Ended`` when it ends, runs past ``deadline`` (the
+        wall clock) or, checked every ``_CPU_WATCH_S`` by ``watch``, past its CPU time."""
         buffer = self.buffer
         while len(buffer) < size:
             if len(buffer) > cap:
@@ -390,7 +413,11 @@ class _Channel:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise _Ended("timeout") from None
-                select.select([self.responses], [], [], left)
+                if watch is not None:
+                    left = min(left, _CPU_WATCH_S)
+                readable, _, _ = select.select([self.responses], [], [], left)
+                if not readable and watch is not None:
+                    watch()
                 continue
             if not chunk:  # the session is gone
                 raise _Ended("exited" if self.ready else "setup_failed", bytes(buffer))
@@ -399,11 +426,61 @@ class _Channel:
         del buffer[:size]
         return out
 
-    def record(self, deadline: float, cap: int) -> bytes:
-        (length,) = _LENGTH.unpack(self.read(_LENGTH.size, deadline, cap))
+    def record(self, deadline: float, cap: int, watch: Callable[[], None] | None = None) -> bytes:
+        (length,) = RECORD.unpack(self.read(RECORD.size, deadline, cap, watch))
         if length > cap:
             raise _Ended("output_limit")
-        return self.read(length, deadline, cap)
+        return self.read(length, deadline, cap, watch)
+
+
+class _CpuLimits:
+    """A call's limit and the calls' budget, in the session's CPU time; the wall clock is only
+    their backstop (``wall_backstop_s``), so a loaded machine never turns an answer into a
+    time-out. Where the session's clock cannot be read, both are wall-clock deadlines."""
+
+    def __init__(
+        self,
+        channel: _Channel,
+        limit_s: float,
+        budget_s: float,
+        per_call: list[float] | None = None,
+    ) -> None:
+        self.channel = channel
+        self.default_s = limit_s
+        self.limit_s = limit_s
+        self.per_call = per_call or []
+        self.index = 0  # the call being answered
+        self.budget_s = budget_s
+        self.counted = bool(channel.host_pid)
+        now = time.monotonic()
+        self.start_cpu = self.mark_cpu = channel.cpu() if self.counted else 0.0
+        self.last = now + (wall_backstop_s(budget_s) if self.counted else budget_s)
+        self.started = now
+        self.deadline = now
+        self.next_call(now)
+
+    def next_call(self, now: float) -> None:
+        """A new call starts counting now (with its own limit, when each has one)."""
+        self.started = now
+        index = self.index
+        self.limit_s = self.per_call[index] if index < len(self.per_call) else self.default_s
+        wall = wall_backstop_s(self.limit_s) if self.counted else self.limit_s
+        self.deadline = min(now + wall, self.last)
+        if self.counted:
+            self.mark_cpu = self.channel.cpu()
+
+    def watch(self) -> None:
+        """``_Ended("timeout")`` once the call's CPU time is used up, ``_Ended("budget")`` once
+        the calls' is."""
+        used = self.channel.cpu()
+        if used - self.mark_cpu >= self.limit_s:
+            raise _Ended("timeout")
+        if used - self.start_cpu >= self.budget_s:
+            raise _Ended("budget")
+
+    def used(self) -> float:
+        """The CPU time the current call has used so far."""
+        return max(0.0, self.channel.cpu() - self.mark_cpu) if self.counted else 0.0
 
 
 class CallStream:
@@ -420,6 +497,8 @@ class CallStream:
         calls: list[tuple[Any, dict[str, Any]]],
         timeout_s: float,
         budget_s: float | None,
+        cap: int | None = None,
+        limits: list[float] | None = None,
     ) -> None:
         self._program = program
         self._timeout_s = timeout_s
@@ -433,49 +512,27 @@ class CallStream:
             self._queued.append(CallResult("sandbox_error", error=problem))
             return
         # one frame per call, however many are sent at once: what the session reads for a call
-        # is the same whether the call came alone, ahead of others, or in a replay
+        # is the same whether the call came alone or ahead of others
         request = b"".join(
             request_frame({"calls": [[encode_value(list(a)), encode_value(dict(k))]]})
             for a, k in calls
         )
-        if program._channel is None:
-            program._channel = program._new_session()
-        channel = program._channel
+        channel = program._session()
         if isinstance(channel, str):
-            program._channel = None
             self._queued.append(CallResult("sandbox_error", error=f"no call session: {channel}"))
             return
-        self._cap = program.sandbox.config.output_bytes
-        self._started = time.monotonic()
-        self._last = self._started + (budget_s if budget_s is not None else timeout_s * len(calls))
-        self._deadline = min(self._started + timeout_s, self._last)
+        self._cap = max(cap or 0, program.sandbox.config.output_bytes)
+        if limits is not None and len(limits) != len(calls):
+            raise ValueError("one limit per call")
+        per_call = list(limits) if limits is not None else []
+        budget = budget_s if budget_s is not None else sum(per_call) or timeout_s * len(calls)
+        self._limits = _CpuLimits(channel, timeout_s, budget, per_call)
         try:
-            if not channel.loaded:
-                try:
-                    said = channel.read(1, self._deadline, self._cap)
-                except _Ended as ended:
-                    if ended.how != "timeout":
-                        raise
-                    # no code of the program runs before the session says "R": a session that
-                    # never says it is the sandbox's failure, never the program's timeout
-                    program._end()
-                    self._queued.append(
-                        CallResult(
-                            "sandbox_error",
-                            error="the call session did not start (no code of the program had run)",
-                        )
-                    )
-                    return
-                if said != b"R":
-                    raise _Ended("setup_failed", bytes(channel.buffer))
-                channel.ready = True
-                loaded = channel.record(self._deadline, self._cap)
-                if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
-                    program._end()
-                    self._queued.append(_load_failure(loaded, time.monotonic() - self._started))
-                    return
-                channel.loaded = True
-            channel.write(request, self._deadline)
+            failure = program._loaded(channel, self._limits)
+            if failure is not None:
+                self._queued.append(failure)
+                return
+            channel.write(request, self._limits.deadline)
         except _Ended as ended:
             self._queued.append(self._ended(ended))
             return
@@ -484,11 +541,14 @@ class CallStream:
 
     def _ended(self, ended: _Ended) -> CallResult:
         self._owed = 0
+        used = self._limits.used()
         status = self._program._end()
         if self._program._usable() is not None:  # the sandbox died under the call
             return CallResult("sandbox_error", error="the sandbox stopped")
-        elapsed = time.monotonic() - self._started
-        return _ended_result(ended, status, self._timeout_s, elapsed)
+        elapsed = time.monotonic() - self._limits.started
+        limit = self._limits.limit_s
+        result = _ended_result(ended, status, limit, elapsed, counted=self._limits.counted)
+        return replace(result, cpu_s=used)
 
     @property
     def owed(self) -> int:
@@ -502,18 +562,22 @@ class CallStream:
         channel = self._channel
         if self._owed == 0 or channel is None:
             return None
+        limits = self._limits
+        watch = limits.watch if limits.counted else None
         try:
-            record = channel.record(self._deadline, self._cap)
+            record = channel.record(limits.deadline, self._cap, watch)
         except _Ended as ended:
             return self._ended(ended)
         now = time.monotonic()
-        result = _answer(record, now - self._started, call=channel.answered)
+        result = _answer(record, now - limits.started, call=channel.answered)
+        result.cpu_s = limits.used()
         channel.answered += 1
         self._owed -= 1
         if result.status == "bad_record":  # forged or repeated: the stream is not ours
             self._owed = 0
             self._program._end()
-        self._started, self._deadline = now, min(now + self._timeout_s, self._last)
+        limits.index += 1
+        limits.next_call(now)
         return result
 
     def close(self) -> None:
@@ -526,41 +590,129 @@ class CallStream:
 
 
 class Program:
-    """A program compiled in the sandbox: call its function, or run it whole; then ``close``.
+    """A program for the sandbox: call its function, or run it whole; then ``close``.
 
-    Calls run in a *session*: one fresh process, forked from the zygote as soon as the program
-    is loaded (and again at each ``reset``), that runs the program once and then answers calls
-    until the session ends (``reset``, ``close``, or a call that ends it: a timeout, a crash,
-    an exit). The harness talks to the session directly; the zygote only forks and kills.
-    ``reset`` before every call gives each call a process of its own. Each ``run`` is a fresh
-    process. Nothing one process leaves behind (globals, files, processes) reaches the next.
+    Calls run in a *session*: one fresh process, forked from the zygote's root as soon as the
+    program is loaded (and again at each ``reset``), that receives the program itself, compiles
+    and runs it once and then answers calls until the session ends (``reset``, ``close``, or a
+    call that ends it: a timeout, a crash, an exit). The harness talks to the session directly;
+    the root only forks and kills, and never sees the program. ``reset`` before every call gives
+    each call a process of its own. A program loaded without an entry point is held by a
+    supervisor of its own, and each ``run`` is a fresh process there. Nothing one process
+    leaves behind (globals, files, processes) reaches the next.
     """
 
     def __init__(
         self,
         sandbox: Sandbox,
+        source: str,
         entry_point: str | None,
-        error: str | None,
-        channel: _Channel | str | None,
+        *,
+        limits: dict[str, Any],
+        error: str | None = None,
     ) -> None:
         self.sandbox = sandbox
+        self.source = source
         self.entry_point = entry_point
-        self.error = error
-        self._channel = channel
+        self._error = error
+        self._limits = limits
+        self._channel: _Channel | str | None = None
         self._generation = sandbox._generation
         self._load = sandbox._loads
+
+    @property
+    def error(self) -> str | None:
+        """Why the program does not compile (a syntax error's message), or None. For a
+        function, the first session says, once it has compiled the program."""
+        if self._error is None and self.entry_point and self._current():
+            channel = self._session()
+            if isinstance(channel, _Channel) and not channel.compiled and channel.error is None:
+                deadline = time.monotonic() + wall_backstop_s(self._limits["cpu_s"])
+                with contextlib.suppress(_Ended):
+                    self._read_compiled(channel, deadline, None)
+            if isinstance(channel, _Channel) and channel.error is not None:
+                self._error = channel.error
+        return self._error
 
     def _current(self) -> bool:
         return self._generation == self.sandbox._generation and self._load == self.sandbox._loads
 
     def _usable(self) -> str | None:
-        if self.error is not None:
-            return f"the program did not compile: {self.error}"
+        if self._error is not None:
+            return f"the program did not compile: {self._error}"
         if self._generation != self.sandbox._generation or not self.sandbox.running:
             return "the sandbox stopped since this program was loaded"
         if self._load != self.sandbox._loads:
-            # the zygote holds one program: a new session would run the newer one's code
+            # one program at a time: a session of an older one was killed when this one came
             return "another program was loaded in this sandbox since (it holds one at a time)"
+        return None
+
+    def _session(self) -> _Channel | str:
+        """The current session, started (and sent its limits and program) when there is none."""
+        if self._channel is None:
+            self._channel = self.sandbox._session(self)
+        channel = self._channel
+        if isinstance(channel, str):
+            self._channel = None
+        return channel
+
+    def _read_compiled(
+        self, channel: _Channel, deadline: float, watch: Callable[[], None] | None
+    ) -> None:
+        """Read the session's ready byte and what it said of compiling the program."""
+        cap = self.sandbox.config.output_bytes
+        if not channel.ready:
+            try:
+                said = channel.read(1, deadline, cap)
+            except _Ended as ended:
+                if ended.how == "timeout":
+                    raise _Ended("not_started") from None
+                raise
+            if said != b"R":
+                raise _Ended("setup_failed", bytes(channel.buffer))
+            channel.ready = True
+        if not channel.compiled and channel.error is None:
+            record = channel.record(deadline, cap, watch)
+            if record == b'{"status":"compiled"}':
+                channel.compiled = True
+                return
+            result = _answer(record, 0.0)
+            if result.status == "syntax_error":
+                channel.error = result.error
+            else:
+                raise _Ended("forged")
+
+    def _loaded(self, channel: _Channel, limits: _CpuLimits) -> CallResult | None:
+        """Bring a new session to the point where it answers calls; the failure that stops it
+        (a syntax error, the program raising while it loads, no such function), or None."""
+        if channel.loaded:
+            return None
+        watch = limits.watch if limits.counted else None
+        try:
+            self._read_compiled(channel, limits.deadline, watch)
+        except _Ended as ended:
+            if ended.how == "not_started":
+                # no code of the program runs before the session says "R": a session that
+                # never says it is the sandbox's failure, never the program's timeout
+                self._end()
+                return CallResult(
+                    "sandbox_error",
+                    error="the call session did not start (no code of the program had run)",
+                )
+            if ended.how == "forged":
+                self._end()
+                return CallResult("bad_record", error="the session answered before it was asked")
+            raise
+        if channel.error is not None:
+            self._error = channel.error
+            self._end()
+            return CallResult("syntax_error", error=f"does not compile: {channel.error}")
+        loaded = channel.record(limits.deadline, self.sandbox.config.output_bytes, watch)
+        if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
+            used = limits.used()
+            self._end()
+            return replace(_load_failure(loaded, time.monotonic() - limits.started), cpu_s=used)
+        channel.loaded = True
         return None
 
     def call(
@@ -577,8 +729,8 @@ class Program:
         Args:
             args: Plain data (``PlainDataError`` otherwise).
             kwargs: Plain data (``PlainDataError`` otherwise).
-            timeout_s: Wall-clock deadline of this call (of running the program's module code
-                too, when the call is the session's first).
+            timeout_s: CPU-time limit of this call (of running the program's module code too,
+                when the call is the session's first), with a wall-clock backstop.
         """
         return self.call_many([(args, kwargs or {})], timeout_s=timeout_s)[0]
 
@@ -588,14 +740,17 @@ class Program:
         *,
         timeout_s: float,
         budget_s: float | None = None,
+        cap: int | None = None,
+        limits: list[float] | None = None,
     ) -> list[CallResult]:
         """Several calls, in order, in the current session, sent as one request.
 
-        Each call has its own ``timeout_s``, and all of them together ``budget_s`` (if given).
-        The list stops at the first call that ends the session (a timeout, a crash, an exit):
-        shorter than ``calls`` when that happens.
+        Each call has its own ``timeout_s`` (or its entry of ``limits``), and all of them
+        together ``budget_s`` (if given), all in the session's CPU time. The list stops at the
+        first call that ends the session (a timeout, a crash, an exit): shorter than ``calls``
+        when that happens.
         """
-        stream = self.stream(calls, timeout_s=timeout_s, budget_s=budget_s)
+        stream = self.stream(calls, timeout_s=timeout_s, budget_s=budget_s, cap=cap, limits=limits)
         results = []
         while (result := stream.next()) is not None:
             results.append(result)
@@ -607,34 +762,31 @@ class Program:
         *,
         timeout_s: float,
         budget_s: float | None = None,
+        cap: int | None = None,
+        limits: list[float] | None = None,
     ) -> CallStream:
         """Send several calls as one request now and read their answers one at a time, as the
         caller needs them (``CallStream.next``): the session computes each answer while the
-        caller is still looking at the previous one. Deadlines as in ``call_many``.
+        caller is still looking at the previous one. Limits as in ``call_many``; ``cap`` raises
+        the largest answer accepted above the sandbox's ``output_bytes`` (an expected answer
+        may be larger).
 
         Raises:
             PlainDataError: an argument is not plain data (nothing was sent).
         """
-        return CallStream(self, calls, timeout_s, budget_s)
-
-    def _new_session(self) -> _Channel | str:
-        try:
-            reply = self.sandbox._request({"op": "session"}, b"", _GRACE_S, expect="session")
-        except SandboxError as exc:
-            return str(exc)
-        return self.sandbox._channel(reply.header.get("session")) or "the zygote started none"
+        return CallStream(self, calls, timeout_s, budget_s, cap, limits)
 
     def _end(self) -> int | None:
         """End the session; its wait status (how it died)."""
         channel, self._channel = self._channel, None
         if isinstance(channel, _Channel):
             channel.close()
+        if not self._current():
+            return None
         try:
-            reply = self.sandbox._request({"op": "end"}, b"", _GRACE_S, expect="end")
+            return self.sandbox._kill_current()
         except SandboxError:
             return None
-        status = reply.header.get("status")
-        return status if type(status) is int else None
 
     def reset(self) -> None:
         """End the current session and start the next: the next call runs in a fresh process."""
@@ -642,7 +794,7 @@ class Program:
             channel, self._channel = self._channel, None
             if isinstance(channel, _Channel):
                 channel.close()
-            self._channel = self._new_session()
+            self._channel = self.sandbox._session(self)
 
     def run(
         self,
@@ -656,32 +808,32 @@ class Program:
         come back (each capped). With ``cpu_s`` the run is stopped at that much CPU time
         (``cpu_limit``) and ``timeout_s`` is only its wall-clock backstop; ``output_bytes`` caps
         each stream (default the sandbox's)."""
-        if self.sandbox._spoiled == (self._generation, self._load):
-            return RunResult("violation", error=_UNCLEAN)
         problem = self._usable()
         if problem is not None:
             return RunResult("sandbox_error", error=problem)
+        if self.entry_point:
+            return RunResult("sandbox_error", error="a program loaded for calls is not run whole")
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
         header: dict[str, Any] = {"op": "run", "timeout_s": timeout_s}
         if cpu_s is not None:
             header["cpu_s"] = cpu_s
         if output_bytes is not None:
             header["output_bytes"] = int(output_bytes)
-        return self.sandbox._task(header, data, timeout_s)
+        return self.sandbox._task(header, data, timeout_s, self.sandbox.config.memory_mb)
 
     def close(self) -> None:
-        """Let go of the program's session. The zygote ends it (and forgets the program) when
-        the next program is loaded, or at ``unload``: no round trip is spent on it here."""
+        """Let go of the program's session. The root ends it when the next program is loaded,
+        or at ``unload``: no round trip is spent on it here."""
         channel, self._channel = self._channel, None
         if isinstance(channel, _Channel):
             channel.close()
 
     def unload(self) -> None:
-        """End any session and forget the program in the zygote now."""
+        """End any session or supervisor of the program now."""
         self.close()
         if self._current() and self.sandbox.running:
             with contextlib.suppress(SandboxError):
-                self.sandbox._request({"op": "unload"}, b"", _GRACE_S, expect="unload")
+                self.sandbox._kill_current()
 
     def __enter__(self) -> Program:
         return self
@@ -691,17 +843,20 @@ class Program:
 
 
 def _ended_result(
-    ended: _Ended, status: int | None, timeout_s: float, elapsed: float
+    ended: _Ended, status: int | None, timeout_s: float, elapsed: float, *, counted: bool
 ) -> CallResult:
     """The result of a call during which the session stopped answering."""
     if ended.how == "setup_failed":
         said = _text(ended.said[-500:]).strip()
         return CallResult("sandbox_error", error=f"the call session could not start: {said}")
     if ended.how == "timeout":
+        limit = f"{timeout_s:g} s of CPU time" if counted else f"{timeout_s:g} s deadline"
         return CallResult(
-            "timeout",
-            error=f"ran past its {timeout_s:g} s deadline and was killed",
-            elapsed_s=elapsed,
+            "timeout", error=f"ran past its {limit} and was killed", elapsed_s=elapsed
+        )
+    if ended.how == "budget":
+        return CallResult(
+            "timeout", error="the program's time budget ran out during the call", elapsed_s=elapsed
         )
     if ended.how == "output_limit":
         return CallResult(
@@ -745,10 +900,6 @@ def _ended(header: dict[str, Any], timeout_s: float) -> tuple[str, str] | None:
     how = header.get("how")
     if how in ("spawn_failed", "not_loaded"):
         return "sandbox_error", f"the sandbox could not start the task ({how})"
-    if how == "unclean":
-        return "sandbox_error", "the sandbox could not empty its scratch directory (restarted)"
-    if header.get("unclean"):
-        return "violation", _UNCLEAN
     if how == "timeout":
         return "timeout", f"ran past its {timeout_s:g} s deadline and was killed"
     if how == "output_limit":
@@ -805,8 +956,8 @@ def _answer(blob: bytes, elapsed: float, *, call: int | None = None) -> CallResu
         )
     if status == "bad_value" and "truth" in record:
         return _opaque_answer(base, record, blob)
-    if status in ("bad_value", "missing_entry"):
-        return replace(base, status=status, error=str(record.get("reason") or status)[:1000])
+    if status in ("bad_value", "missing_entry", "syntax_error"):
+        return replace(base, status=status, error=str(record.get("reason") or status)[:2000])
     return replace(base, status="bad_record", error=f"unknown result status {status[:40]!r}")
 
 
@@ -852,7 +1003,7 @@ def _run_result(reply: _Reply, timeout_s: float) -> RunResult:
         maxrss_kb=int(_number(header.get("maxrss_kb"))),
         files=[str(f) for f in files] if isinstance(files, list) else [],
     )
-    if ready != b"R" and header.get("how") not in ("spawn_failed", "not_loaded", "unclean"):
+    if ready != b"R" and header.get("how") not in ("spawn_failed", "not_loaded"):
         said = _text(err[-500:]).strip()
         return replace(base, status="sandbox_error", error=f"sandbox setup failed: {said}")
     ended = _ended(header, timeout_s)
@@ -875,8 +1026,9 @@ class Executable:
     """What a build in the sandbox made (a binary, class files, a checked script): ``exec`` it.
 
     ``build`` is the build's own result (a compiler's exit status and messages); ``ok`` says
-    whether it succeeded and kept its output. The zygote holds one program at a time: a later
-    ``load`` or ``build`` in the same sandbox makes this handle unusable (``sandbox_error``).
+    whether it succeeded and kept its output. A sandbox holds one program at a time (its
+    supervisor keeps the build's output): a later ``load`` or ``build`` in the same sandbox
+    makes this handle unusable (``sandbox_error``).
     Each ``exec`` is a fresh process in a scratch directory emptied and refilled with the build's
     output, so no run sees a file another run wrote. ``cached`` says the build was not run again:
     an identical earlier build's output was installed (``Sandbox.build``'s ``cache``).
@@ -924,8 +1076,6 @@ class Executable:
         """
         if not self.ok:
             return RunResult("sandbox_error", error="the build did not succeed")
-        if self.sandbox._spoiled == (self._generation, self._load):
-            return RunResult("violation", error=_UNCLEAN)
         if not self.current:
             return RunResult(
                 "sandbox_error", error="the sandbox holds another program since this build"
@@ -936,7 +1086,8 @@ class Executable:
         if output_bytes is not None:
             header["output_bytes"] = int(output_bytes)
         blob = data + b"".join((files or {}).values())
-        return self.sandbox._task(header, blob, timeout_s)
+        total = (limits or ExecLimits()).total_mb(self.sandbox.config.memory_mb)
+        return self.sandbox._task(header, blob, timeout_s, total)
 
     def files(self) -> list[tuple[str, int, bytes]]:
         """What the build kept, as the sandbox holds it: ``(name, mode, bytes)`` per file.
@@ -1003,18 +1154,23 @@ class _Launch:
     mode: str
     proc: subprocess.Popen[bytes]
     fd_socket: socket.socket
+    ctl_in: int  # the root's commands
+    ctl_out: int  # its replies
     cgroup: _launch.PidsCgroup | None
+    memory: _launch.MemoryCgroup | None
     scratch_host: str | None
     seccomp_note: str
     hello: dict[str, Any] = field(default_factory=dict)
 
 
 class Sandbox:
-    """A running sandbox: one zygote that forks a fresh child per task.
+    """A running sandbox: one zygote whose root forks a fresh child per task.
 
-    One sandbox serves one thread at a time (the code grader keeps one per engine worker). The
-    sandbox dies with the thread that started it (bubblewrap's ``--die-with-parent`` is tied to
-    the starting thread), so start it from a thread that outlives its use.
+    One sandbox serves one thread at a time (the code grader keeps one per engine worker), and
+    one program at a time (loading or building another ends the last one's session or
+    supervisor). The sandbox dies with the thread that started it (bubblewrap's
+    ``--die-with-parent`` is tied to the starting thread), so start it from a thread that
+    outlives its use.
 
     Examples:
         >>> with Sandbox() as box:  # doctest: +SKIP
@@ -1030,8 +1186,7 @@ class Sandbox:
         self._buffer = bytearray()
         self._generation = 0
         self._loads = 0  # programs loaded: only the latest one's handle may start sessions
-        self._spoiled: tuple[int, int] | None = None  # (generation, load) of a program that
-        # left behind what could not be removed
+        self._supervised: tuple[int, int] | None = None  # (generation, load) a supervisor serves
         self.starts = 0
 
     # -- life cycle -------------------------------------------------------------------------------
@@ -1063,7 +1218,7 @@ class Sandbox:
 
     @property
     def details(self) -> dict[str, Any]:
-        """Launch facts the layer report needs (mode, cgroup, seccomp note)."""
+        """Launch facts the layer report needs (mode, cgroups, seccomp note)."""
         launch = self._launch
         if launch is None:
             return {}
@@ -1071,6 +1226,7 @@ class Sandbox:
             "mode": launch.mode,
             "cgroup": str(launch.cgroup.path) if launch.cgroup is not None else None,
             "cgroup_max": launch.cgroup.max_pids if launch.cgroup is not None else None,
+            "memory_cgroup": str(launch.memory.path) if launch.memory is not None else None,
             "seccomp_note": launch.seccomp_note,
             "host_uid": os.geteuid(),
         }
@@ -1125,10 +1281,27 @@ class Sandbox:
             scratch = scratch_host
         read_paths = _launch.read_paths(executable, prefix, cfg.read_only_dirs)
         hidden = _launch.package_dirs(read_paths, cfg.read_only_dirs)
+        if mode == "bwrap" and _launch.bwrap_path() is None:
+            raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
+        if mode == "native" and cfg.landlock and not landlock_abi():
+            # without Landlock the host's files would be readable from the sandbox
+            raise SandboxError(
+                "the native fallback needs Landlock (Linux >= 5.13, enabled) to confine the "
+                "filesystem; install bubblewrap (apt-get install bubblewrap)"
+            )
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # the sessions' PIDs
+        ctl_r, ctl_in = os.pipe()  # the harness writes commands, the root reads them
+        ctl_out, ctl_w = os.pipe()
+        memory = _launch.MemoryCgroup.create() if cfg.memory_cgroup and mode != "none" else None
+        passed = [theirs.fileno(), ctl_r, ctl_w] + ([memory.procs_fd] if memory else [])
         zconfig = {
             "mode": mode,
             "parent_pid": os.getpid(),
-            "fd_socket": -1,  # set below, once the command line is known to be buildable
+            "fd_socket": theirs.fileno(),
+            "ctl_in": ctl_r,
+            "ctl_out": ctl_w,
+            "cgroup_fd": memory.procs_fd if memory is not None else -1,
             "scratch": scratch,
             "scratch_mb": cfg.scratch_mb,
             "inner_uid": cfg.uid,
@@ -1147,19 +1320,7 @@ class Sandbox:
             "hidden_dirs": hidden,
             "file_rules": _launch.file_rules(),
             "preimport": list(cfg.preimport),
-            "wipe_s": cfg.wipe_s,
-            "wipe_wall_s": wall_backstop_s(cfg.wipe_s),
         }
-        if mode == "bwrap" and _launch.bwrap_path() is None:
-            raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
-        if mode == "native" and cfg.landlock and not landlock_abi():
-            # without Landlock the host's files would be readable from the sandbox
-            raise SandboxError(
-                "the native fallback needs Landlock (Linux >= 5.13, enabled) to confine the "
-                "filesystem; install bubblewrap (apt-get install bubblewrap)"
-            )
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        zconfig["fd_socket"] = theirs.fileno()
         zygote = [executable, "-I", "-S", "-B", "-c", _BOOTSTRAP, json.dumps(zconfig)]
         if mode == "bwrap":
             cmd = _launch.bwrap_command(
@@ -1178,6 +1339,18 @@ class Sandbox:
         cgroup = _launch.PidsCgroup.create(cfg.max_processes + 8) if cfg.pids_cgroup else None
         if cgroup is not None:
             cmd = cgroup.wrap(cmd)
+
+        def undo() -> None:
+            for fd in (ctl_in, ctl_out):
+                os.close(fd)
+            ours.close()
+            if cgroup is not None:
+                cgroup.remove()
+            if memory is not None:
+                memory.remove()
+            if scratch_host is not None:
+                shutil.rmtree(scratch_host, ignore_errors=True)
+
         with tempfile.TemporaryFile() as errors:  # what the sandbox says if it cannot start
             try:
                 proc = subprocess.Popen(
@@ -1189,18 +1362,18 @@ class Sandbox:
                     env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
                     cwd="/",
                     bufsize=0,
-                    pass_fds=(theirs.fileno(),),
+                    pass_fds=tuple(passed),
                 )
             except OSError as exc:
-                ours.close()
-                if cgroup is not None:
-                    cgroup.remove()
-                if scratch_host is not None:
-                    shutil.rmtree(scratch_host, ignore_errors=True)
+                undo()
                 raise SandboxError(f"cannot start: {exc}") from None
             finally:
                 theirs.close()
-            launch = _Launch(mode, proc, ours, cgroup, scratch_host, seccomp_note)
+                os.close(ctl_r)
+                os.close(ctl_w)
+            launch = _Launch(
+                mode, proc, ours, ctl_in, ctl_out, cgroup, memory, scratch_host, seccomp_note
+            )
             self._launch = launch
             self._buffer.clear()
             try:
@@ -1217,6 +1390,9 @@ class Sandbox:
         if cgroup is not None and not cgroup.holds(proc.pid):
             launch.cgroup = None  # not joined after all: report no cgroup, rather than assume one
             cgroup.remove()
+        if memory is not None and not reply.header.get("task_cgroup"):
+            launch.memory = None  # the tasks could not join it: report none
+            memory.remove()
         launch.hello = reply.header
         return launch
 
@@ -1235,17 +1411,23 @@ class Sandbox:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+        for fd in (launch.ctl_in, launch.ctl_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=10)
-        if launch.cgroup is not None:
+        for group in (launch.cgroup, launch.memory):
+            if group is None:
+                continue
             for _ in range(100):  # the processes of a killed sandbox take a moment to go
-                launch.cgroup.remove()
-                if not launch.cgroup.path.exists():
+                group.remove()
+                if not group.path.exists():
                     break
                 time.sleep(0.01)
         if launch.scratch_host is not None:
             shutil.rmtree(launch.scratch_host, ignore_errors=True)
         self._buffer.clear()
+        self._supervised = None
 
     def __enter__(self) -> Sandbox:
         return self.start()
@@ -1258,11 +1440,12 @@ class Sandbox:
     def load(
         self, source: str, *, entry_point: str | None = None, session_cpu_s: float = 60.0
     ) -> Program:
-        """Compile ``source`` in the zygote (nothing of it runs yet) and return a handle.
+        """A handle for ``source``: with an entry point, a function to call (the first call
+        session starts at once, and compiles and runs the program in the background); without
+        one, a program to run whole, compiled by a supervisor of its own.
 
         A program that does not compile comes back with ``error`` set (a syntax error is the
-        program's failure, not the sandbox's). With an entry point, the zygote at once forks
-        the first call session in the background.
+        program's failure, not the sandbox's).
 
         Args:
             source: The program.
@@ -1273,21 +1456,17 @@ class Sandbox:
             SandboxError: the sandbox could not be started or stopped answering.
         """
         self.start()
-        header = {
-            "op": "load",
-            "source": source,
-            "entry": entry_point,
-            "session_cpu_s": session_cpu_s,
-        }
-        self._loads += 1  # whatever the reply, the zygote no longer holds the previous program
-        reply = self._request(header, b"", _GRACE_S + 30, expect="load")
-        if reply.header.get("ok") is not True:
-            return Program(self, entry_point, str(reply.header.get("error"))[:2000], None)
-        if not entry_point:
-            return Program(self, entry_point, None, None)
-        # the first session is forked as every later one is, and said so in a reply of its own
-        started = self._reply(time.monotonic() + _GRACE_S, expect="session")
-        return Program(self, entry_point, None, self._channel(started.header.get("session")))
+        self._loads += 1  # whatever happens, the previous program's session or supervisor ends
+        limits = {"cpu_s": session_cpu_s, "as_mb": self.config.memory_mb}
+        if entry_point:
+            program = Program(self, source, entry_point, limits=limits)
+            program._session()
+            return program
+        self._supervise()
+        data = source.encode("utf-8", "surrogatepass")
+        reply = self._request({"op": "load"}, data, _GRACE_S + 30, expect="load")
+        error = None if reply.header.get("ok") is True else str(reply.header.get("error"))[:2000]
+        return Program(self, source, None, limits=limits, error=error)
 
     def build(
         self,
@@ -1313,14 +1492,15 @@ class Sandbox:
             SandboxError: the sandbox could not be started or stopped answering.
         """
         self.start()
-        self._loads += 1  # the zygote forgets the previous program, whatever the outcome
+        self._loads += 1  # the previous program's supervisor ends, whatever the outcome
         if argv:
             header = _task_header(argv, timeout_s, cpu_s, env, limits, files)
         else:
             header = {"files": [[n, len(d)] for n, d in files.items()], "timeout_s": timeout_s}
         header.update(op="build", keep=list(keep), image_bytes=self._image_cap)
+        total = (limits or ExecLimits()).total_mb(self.config.memory_mb)
         if cache is None:
-            return self._build(header, files, timeout_s)
+            return self._build(header, files, timeout_s, total)
         key = build_key(
             sandbox=f"{self.mode} {self.config!r}", files=files, argv=argv, keep=keep, header=header
         )
@@ -1329,7 +1509,7 @@ class Sandbox:
             return self._install(hit)
         kept = None
         try:
-            built = self._build(header, files, timeout_s)
+            built = self._build(header, files, timeout_s, total)
             if built.ok:
                 kept = CachedBuild(built.build, tuple(built.files()))
             return built
@@ -1342,60 +1522,131 @@ class Sandbox:
         return self.config.scratch_mb << 20
 
     def _build(
-        self, header: dict[str, Any], files: dict[str, bytes], timeout_s: float
+        self, header: dict[str, Any], files: dict[str, bytes], timeout_s: float, total_mb: int
     ) -> Executable:
-        result = self._task(header, b"".join(files.values()), timeout_s)
+        self._supervise()
+        result = self._task(header, b"".join(files.values()), timeout_s, total_mb)
         if result.status == "sandbox_error":
             raise SandboxError(result.error)
         return Executable(self, result)
 
     def _install(self, cached: CachedBuild) -> Executable:
-        """Hand the zygote a kept build's output, as if it had just built it."""
+        """Hand a new supervisor a kept build's output, as if it had just built it."""
+        self._supervise()
         header = {"op": "install", "files": [[n, m, len(d)] for n, m, d in cached.files]}
         blob = b"".join(data for _, _, data in cached.files)
         wait_s = _GRACE_S + (self.config.scratch_mb >> 4)
-        result = self._task(header, blob, wait_s)
+        result = self._task(header, blob, wait_s, None)
         if result.status != "exited" or result.exit_code != 0:
             raise SandboxError(result.error or "the sandbox did not take a cached build")
         return Executable(self, cached.result, cached=True)
 
-    def _task(self, header: dict[str, Any], blob: bytes, timeout_s: float) -> RunResult:
-        """Run one task of the program the zygote holds; its result.
-
-        A zygote that could not empty its scratch directory after (or before) the task says so
-        and stops: it is killed here, so the next task starts a fresh sandbox, and when the
-        task itself left that state behind, its program is marked (``_spoiled``): its later
-        runs fail as this one did, without a sandbox, rather than come back as errors.
-        """
+    def _task(
+        self, header: dict[str, Any], blob: bytes, timeout_s: float, total_mb: int | None
+    ) -> RunResult:
+        """Run one task of the program the supervisor holds; its result. ``total_mb`` is what
+        all the task's processes together may use (the sandbox's memory cgroup): past it the
+        kernel kills one of them, and the task ran out of memory."""
+        memory = self._launch.memory if self._launch is not None else None
+        kills = 0
         try:
+            if memory is not None and total_mb is not None:
+                memory.set_limit(total_mb)
+                kills = memory.oom_kills()
             reply = self._request(header, blob, timeout_s + _GRACE_S, expect="done")
-        except SandboxError as exc:
+        except (SandboxError, OSError) as exc:
             return RunResult("sandbox_error", error=str(exc))
-        if reply.header.get("unclean"):
-            if reply.header.get("how") != "unclean":
-                self._spoiled = (self._generation, self._loads)
-            self._kill()
-        return _run_result(reply, timeout_s)
+        result = _run_result(reply, timeout_s)
+        if memory is not None and total_mb is not None and memory.oom_kills() > kills:
+            result = replace(
+                result,
+                status="memory",
+                error=f"ran out of memory: its processes together used {total_mb} MB",
+            )
+        return result
 
-    def _channel(self, session: Any) -> _Channel | str | None:
-        """The pipes of the session the zygote just started (sent over the socket), or why
-        there is none."""
-        if session is not True:
-            return None if session is False else str(session)
-        assert self._launch is not None
-        sock = self._launch.fd_socket
-        sock.settimeout(_GRACE_S)
+    # -- the root's commands ---------------------------------------------------------------------
+
+    def _command(self, op: bytes, reply_len: int, wait_s: float = _GRACE_S) -> bytes:
+        """One command to the root and its reply; on any failure the sandbox is killed."""
+        launch = self._launch
+        if launch is None or not self.running:
+            raise SandboxError("the sandbox is not running")
+        deadline = time.monotonic() + wait_s
         try:
-            _, fds, _, _ = socket.recv_fds(sock, 16, 2)
-        except OSError as exc:
+            os.write(launch.ctl_in, op)
+            said = b""
+            while len(said) < reply_len:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([launch.ctl_out], [], [], left)[0]:
+                    raise SandboxError("the sandbox stopped answering (killed and restarted)")
+                chunk = os.read(launch.ctl_out, reply_len - len(said))
+                if not chunk:
+                    raise SandboxError("the sandbox exited unexpectedly")
+                said += chunk
+        except (SandboxError, OSError) as exc:
             self._kill()
-            return f"the sandbox did not hand over the session ({exc})"
-        if len(fds) != 2:
+            raise SandboxError(str(exc)) from None
+        return said
+
+    def _supervise(self) -> None:
+        """A fresh supervisor for the program just loaded (the last one's, and anything it ran,
+        gone first)."""
+        if self._command(b"P", 1) != b"p":
+            raise SandboxError("the sandbox could not start a supervisor")
+        self._supervised = (self._generation, self._loads)
+
+    def _kill_current(self) -> int | None:
+        """End the current session or supervisor; how it died, as a wait status (None when
+        there was none, or it is not known)."""
+        code: int
+        value: int
+        code, _, _, _, value = _REPORT.unpack(self._command(b"K", _REPORT.size))
+        if code == _CLD_EXITED:
+            return (value & 0xFF) << 8
+        if code in (_CLD_KILLED, _CLD_DUMPED):
+            return (value & 0x7F) | (0x80 if code == _CLD_DUMPED else 0)
+        return None
+
+    def _session(self, program: Program) -> _Channel | str:
+        """A new call session for ``program`` (the last one's killed), sent its limits and the
+        program; or why there is none."""
+        try:
+            self.start()
+            launch = self._launch
+            assert launch is not None
+            os.write(launch.ctl_in, b"S")
+            sock = launch.fd_socket
+            sock.settimeout(_GRACE_S)
+            size = socket.CMSG_SPACE(2 * 4) + socket.CMSG_SPACE(struct.calcsize("3i"))
+            message, ancillary, _, _ = sock.recvmsg(16, size)
+        except (OSError, SandboxError) as exc:
+            self._kill()
+            return f"the sandbox did not hand over a session ({exc})"
+        fds = array.array("i")
+        host_pid = 0
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+            elif level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                host_pid = struct.unpack("3i", data[:12])[0]
+        if message[:1] != b"S" or len(fds) != 2:
             for fd in fds:
                 os.close(fd)
+            if message[:1] == b"F":
+                return "the sandbox could not fork a session"
             self._kill()
             return "the sandbox handed over a malformed session"
-        return _Channel(fds[0], fds[1])
+        if not host_pid and self.mode == "none" and len(message) >= 5:
+            host_pid = struct.unpack("i", message[1:5])[0]  # unsandboxed: the host's own PID
+        channel = _Channel(fds[0], fds[1], host_pid)
+        limits = program._limits
+        setup = request_frame({"cpu_s": limits["cpu_s"], "as_mb": limits["as_mb"]})
+        code = program.source.encode("utf-8", "surrogatepass")
+        # a session already gone is said by the call that reads from it
+        with contextlib.suppress(_Ended):
+            channel.write(setup + request_frame({"entry": program.entry_point}, code), _deadline())
+        return channel
 
     # -- the wire ---------------------------------------------------------------------------------
 
@@ -1408,9 +1659,12 @@ class Sandbox:
         expect: str,
         max_blob: int | None = None,
     ) -> _Reply:
-        """Send one frame and read the reply; on any failure the sandbox is killed."""
+        """Send one frame to the supervisor and read the reply; on any failure the sandbox is
+        killed."""
         if not self.running:
             raise SandboxError("the sandbox is not running")
+        if self._supervised != (self._generation, self._loads):
+            raise SandboxError("no supervisor holds this program")
         deadline = time.monotonic() + wait_s
         try:
             self._send(request_frame(header, blob), deadline)
@@ -1420,7 +1674,7 @@ class Sandbox:
         return self._reply(deadline, expect=expect, max_blob=max_blob)
 
     def _reply(self, deadline: float, *, expect: str, max_blob: int | None = None) -> _Reply:
-        """The zygote's next frame, which must be an ``expect`` reply (its bytes at most
+        """The next frame on the data pipe, which must be an ``expect`` reply (its bytes at most
         ``max_blob``, by default four output caps); on any failure the sandbox is killed."""
         try:
             reply = self._receive(deadline, max_blob)
@@ -1488,13 +1742,17 @@ class Sandbox:
         return _Reply(header, blob)
 
 
+def _deadline() -> float:
+    return time.monotonic() + _GRACE_S
+
+
 _open: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 
 
 @atexit.register
 def _close_all() -> None:
     """At exit, stop every sandbox this process started (and remove what it made on the host:
-    its pids cgroup, an unsandboxed run's scratch directory)."""
+    its cgroups, an unsandboxed run's scratch directory)."""
     for box in list(_open):
         with contextlib.suppress(Exception):
             box.close()

@@ -1,25 +1,34 @@
-"""The process that lives inside the sandbox: a pre-warmed interpreter that forks one fresh child
-per task.
+"""The processes that live inside the sandbox: a root that only forks, call sessions that set
+themselves up, and a supervisor per program.
 
-This file is run as ``python -I -S -B -c <this source> <config JSON>`` inside bubblewrap (or, as the
-native fallback, it builds its own namespaces first). It imports the standard library only, so it
-starts in milliseconds and needs nothing from the project inside the sandbox; the harness also
-imports it as a module, for the plain-data codec the two sides share.
+Run as ``python -I -S -B -c <bootstrap>`` inside bubblewrap (or, as the native fallback, building
+its own namespaces first): the bootstrap executes this module's code objects, the codec's and the
+kernel interfaces' in one namespace; the harness imports them as modules.
 
-How a task runs. The harness sends frames over a pipe. ``load`` compiles a program (without
-running it) and forks a *call session*: a child that, before any line of the program runs, moves
-to its own process group, closes every descriptor but two fresh pipes, sets its CPU limit and
-installs the function seccomp filter, then runs the program's module code and answers calls of its
-function (arguments in, plain data out) until it is killed. The pipes are handed to the harness
-over a Unix socket, so calls do not pass through the zygote; ``session`` ends the current session
-and forks the next, ``end`` kills it and reports how it died. ``run`` forks a child that runs the
-whole program on some stdin; the zygote feeds it, collects its output (capped) and kills it, and,
-as PID 1 of its own PID namespace, every other process in the sandbox, at the end or at the
-deadline, then wipes the scratch directory, so nothing a task leaves behind reaches the next one.
+Three kinds of process, so that nothing trusted is ever in an ancestor of a program:
 
-What it must never do: run one line of the program in its own process (it only compiles), import
-anything outside the standard library, parse what a child sends (it forwards bytes, capped, and the
-harness validates them), or trust a child to exit.
+* **The root** (PID 1 of a PID namespace of its own, holding ``CAP_SYS_ADMIN`` in a user
+  namespace of its own and nothing else) reads one-byte commands from the control pipe and
+  forks: a call session (``S``), a supervisor (``P``); ``K`` kills the current child and says
+  how it died. It never reads a program, an input, an expected value or an answer: every
+  byte of those travels between the harness and the child that needs it, over pipes the root
+  hands over, or moves in the kernel (``splice``). It collects dead children into one buffer
+  allocated at start (``Reaper``) and gives each child a random PID (``PidChooser``), so its
+  memory at every fork is what it was at start up to random numbers: a child learns nothing
+  from it about the tasks before it.
+* **A call session** is forked from the root and sets itself up from its own request pipe: its
+  limits, then its program (the only program it ever sees), which it compiles and runs itself;
+  then it answers calls, one request at a time. It drops every capability, enforces Landlock,
+  its limits and the function allow-list filter before any of the program runs.
+* **A supervisor** serves one whole program (a Python program run on stdin, a build and the
+  runs of what it made) from the data pipe, as PID 1 of a PID and mount namespace of its own:
+  each task gets a fresh tmpfs as its scratch directory and a random PID, every process of
+  the task is killed and reaped after it, and the tmpfs is unmounted. Inputs and outputs move
+  from pipe to file and back in the kernel, never through its memory.
+
+What it must never do: run one line of a program in the root or a supervisor (a supervisor
+compiles a Python program, nothing more), import anything outside the standard library, read a
+payload into the root, or trust a child to exit.
 """
 
 from __future__ import annotations
@@ -27,8 +36,6 @@ from __future__ import annotations
 import base64
 import builtins
 import contextlib
-import ctypes
-import errno
 import fcntl
 import gc
 import json
@@ -38,7 +45,7 @@ import os
 import resource
 import select
 import signal
-import stat
+import socket
 import struct
 import sys
 import time
@@ -46,557 +53,85 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "MAX_COLLISIONS",
-    "PLAIN_TYPES",
-    "STREAM_BYTES_MAX",
-    "PlainDataError",
-    "crowded",
-    "decode_value",
-    "encode_value",
-    "frame",
-    "landlock_abi",
-    "main",
-    "namespaces",
-    "request_frame",
-]
-
-# -- the plain-data codec (shared with the harness) -----------------------------------------------
-
-PLAIN_TYPES = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
-"""The only types a value may have to cross the sandbox boundary, matched exactly (``type(x) is
-T``): a subclass of ``int`` with an ``__eq__`` that always says yes is not an ``int``. A call
-session's answers are the exception (``encode_value(..., held=True)``): a subclass instance is
-sent as the plain value it holds."""
-
-#: The deepest nesting a value may have to cross the sandbox boundary (deeper is a
-#: ``PlainDataError``).
-MAX_DEPTH = 100
-_SMALL_INT = 1 << 63
-_TAGS = frozenset({"t", "s", "f", "d", "b", "c", "i"})
-
-
 if TYPE_CHECKING or __name__ != "__main__":
-    # imported by the harness: the codec's error is one of truegrade's (from a module that
-    # imports nothing); inside the sandbox, where only this file runs, a ValueError alone
-    from truegrade._errors import TruegradeError as _Root
-else:
+    # in the sandbox these names come from the codec's and the kernel's code objects, run first
+    # in the same namespace
+    from truegrade.sandbox._codec import (
+        PlainDataError,
+        _encode,
+        _read_exact,
+        _read_request,
+        _write_all,
+        decode_value,
+        encode_value,
+        frame,
+    )
+    from truegrade.sandbox._kernel import (
+        CAP_SYS_ADMIN,
+        CLONE_NEWCGROUP,
+        CLONE_NEWIPC,
+        CLONE_NEWNET,
+        CLONE_NEWNS,
+        CLONE_NEWPID,
+        CLONE_NEWUSER,
+        CLONE_NEWUTS,
+        PR_SET_DUMPABLE,
+        PR_SET_NO_NEW_PRIVS,
+        PR_SET_PDEATHSIG,
+        Filter,
+        PidChooser,
+        Reaper,
+        become_init_of_new_namespaces,
+        children_cpu,
+        drop_all_capabilities,
+        drop_capabilities,
+        dumpable,
+        landlock_enforce,
+        landlock_ruleset,
+        make_mounts_private,
+        map_ids,
+        mount_proc,
+        mount_tmpfs,
+        namespaces,
+        prctl,
+        process_cpu,
+        read_only_everywhere,
+        sethostname,
+        splice_exact,
+        unmount,
+        unshare,
+    )
 
-    class _Root(Exception):
-        """Inside the sandbox, where only this file runs: no tree to join."""
+__all__ = ["RECORD", "STREAM_BYTES_MAX", "main"]
 
+RECORD = struct.Struct(">I")
+"""The length in front of each record a call session writes."""
 
-class PlainDataError(_Root, ValueError):
-    """A value is not plain builtin data (or an encoding of it is malformed)."""
-
-
-def _type_name(value: Any) -> str:
-    kind = type(value)
-    for base in PLAIN_TYPES:
-        if issubclass(kind, base):
-            return f"a {kind.__qualname__} (a subclass of {base.__name__})"
-    return f"a {kind.__module__}.{kind.__qualname__} object"
-
-
-def _held(value: Any) -> Any:
-    """The plain value an instance of a plain type's subclass holds, read by the base type's own
-    C methods (never the object's: its ``__iter__``, ``__eq__`` or ``keys`` play no part), or
-    ``_NOT_HELD`` for anything else. ``type()`` decides, not ``isinstance``, which a forged
-    ``__class__`` can fool."""
-    kind = type(value)
-    for base, read in _HOLDERS:
-        if issubclass(kind, base):
-            return read(value)
-    return _NOT_HELD
-
-
-_NOT_HELD = object()
-_HOLDERS: tuple[tuple[type, Callable[[Any], Any]], ...] = (
-    (int, int.__int__),
-    (float, float.__float__),
-    (complex, lambda value: complex(complex.real.__get__(value), complex.imag.__get__(value))),
-    (str, str.__str__),
-    (bytes, lambda value: bytes.__getitem__(value, slice(None))),
-    (list, list.copy),
-    (tuple, lambda value: tuple.__getitem__(value, slice(None))),
-    (dict, lambda value: dict(dict.items(value))),
-    (set, set.copy),
-    (frozenset, frozenset.copy),
-)
-
-
-def encode_value(value: Any, depth: int = 0, *, held: bool = False) -> Any:
-    """Plain builtin data -> a JSON-able structure; anything else raises ``PlainDataError``.
-
-    JSON keeps ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list``; the rest are one-key
-    objects: ``{"t": [...]}`` tuple, ``{"s": [...]}`` set, ``{"f": [...]}`` frozenset,
-    ``{"d": [[k, v], ...]}`` dict (keys of any plain type), ``{"b": base64}`` bytes,
-    ``{"c": [re, im]}`` complex, ``{"i": hex}`` an int too large for a JSON number reader.
-
-    With ``held`` (what a call session answers), an instance of a subclass of one of these types
-    (a ``Counter``, a named tuple, an ``IntEnum``) is sent as the plain value it holds: only that
-    data crosses, none of the object's behaviour, so an ``int`` whose ``__eq__`` always says yes
-    arrives as the number it stores. The session is the program's own process, so this adds
-    nothing a program could not already send; it only stops refusing honest answers.
-    """
-    kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return value
-    if kind is int:
-        return value if -_SMALL_INT < value < _SMALL_INT else {"i": format(value, "x")}
-    if kind is float:
-        return value
-    if depth > MAX_DEPTH:
-        raise PlainDataError(f"nested more than {MAX_DEPTH} levels")
-    if kind is list:
-        return [encode_value(item, depth + 1, held=held) for item in value]
-    if kind is tuple:
-        return {"t": [encode_value(item, depth + 1, held=held) for item in value]}
-    if kind is dict:
-        return {
-            "d": [
-                [encode_value(k, depth + 1, held=held), encode_value(v, depth + 1, held=held)]
-                for k, v in value.items()
-            ]
-        }
-    if kind is set:
-        return {"s": [encode_value(item, depth + 1, held=held) for item in value]}
-    if kind is frozenset:
-        return {"f": [encode_value(item, depth + 1, held=held) for item in value]}
-    if kind is bytes:
-        return {"b": base64.b64encode(value).decode("ascii")}
-    if kind is complex:
-        return {"c": [value.real, value.imag]}
-    if held:
-        plain = _held(value)
-        if plain is not _NOT_HELD:
-            return encode_value(plain, depth + 1, held=True)
-    raise PlainDataError(f"{_type_name(value)} is not plain builtin data")
-
-
-MAX_COLLISIONS = 64
-"""Distinct items of one set, frozenset or dict that may share a hash. Ints (and floats) hash to
-their value modulo a fixed prime, so a program can send thousands of distinct ones with one hash;
-building a set of them takes time quadratic in their number (40,000 cost the grader 30 s of CPU).
-Honest answers come nowhere near: ints with one hash differ by multiples of 2**61 - 1."""
-
-
-def crowded(items: Any, limit: int = MAX_COLLISIONS) -> bool:
-    """Whether more than ``limit`` distinct items share a hash: the check costs a hash per item
-    and at most ``limit`` comparisons per item, where building the set would cost the square of
-    a crowd. Equal items (a list's repeats) are not a crowd. Unhashable items raise TypeError,
-    as ``set()`` would."""
-    buckets: dict[int, list[Any]] = {}
-    for item in items:
-        bucket = buckets.setdefault(hash(item), [])
-        if any(type(known) is type(item) and known == item for known in bucket):
-            continue
-        bucket.append(item)
-        if len(bucket) > limit:
-            return True
-    return False
-
-
-def decode_value(data: Any, depth: int = 0) -> Any:
-    """The inverse of ``encode_value``, strict: every value it returns is built here, from JSON,
-    so it is of an exact builtin type whatever the sender intended."""
-    kind = type(data)
-    if data is None or kind is bool or kind is int or kind is float or kind is str:
-        return data
-    if depth > MAX_DEPTH:
-        raise PlainDataError(f"nested more than {MAX_DEPTH} levels")
-    if kind is list:
-        return [decode_value(item, depth + 1) for item in data]
-    if kind is not dict or len(data) != 1:
-        raise PlainDataError("malformed value encoding")
-    ((tag, body),) = data.items()
-    if tag not in _TAGS:
-        raise PlainDataError(f"unknown value tag {tag!r}")
-    try:
-        if tag == "i":
-            if type(body) is not str:
-                raise PlainDataError("malformed big integer")
-            # hexadecimal reads in linear time; the answer's size is the output cap's to bound
-            return int(body, 16)
-        if tag == "b":
-            if type(body) is not str:
-                raise PlainDataError("malformed bytes")
-            return base64.b64decode(body.encode("ascii"), validate=True)
-        if type(body) is not list:
-            raise PlainDataError(f"malformed {tag!r} value")
-        if tag == "c":
-            if len(body) != 2 or not all(type(x) in (int, float) for x in body):
-                raise PlainDataError("malformed complex")
-            return complex(body[0], body[1])
-        items = [decode_value(item, depth + 1) for item in body]
-        if tag == "t":
-            return tuple(items)
-        if tag == "d":
-            for pair in items:
-                if type(pair) is not list or len(pair) != 2:
-                    raise PlainDataError("malformed dict item")
-        keys = items if tag != "d" else [pair[0] for pair in items]
-        if crowded(keys):
-            raise PlainDataError(f"more than {MAX_COLLISIONS} distinct items share one hash")
-        if tag == "s":
-            return set(items)
-        if tag == "f":
-            return frozenset(items)
-        return dict((pair[0], pair[1]) for pair in items)
-    except (TypeError, ValueError) as exc:  # unhashable set items or keys, bad base64 or hex
-        if isinstance(exc, PlainDataError):
-            raise
-        raise PlainDataError(f"malformed {tag!r} value: {exc}") from None
-
-
-# -- framing --------------------------------------------------------------------------------------
-
-# Each first touch of a page after a fork costs a copy (about 2 us here), in the child and in the
-# zygote alike, and a fresh session is mostly those copies. Python's json module touches about 50
-# pages per call; so replies are encoded by one prebuilt C encoder (about 20), requests come in
-# marshal (about 10), and the replies every session sends are encoded once, here.
+#: The most bytes a task's output stream may be given as its cap: a larger ``output_bytes``
+#: is held to this.
+STREAM_BYTES_MAX = 64 << 20
 
 _HEAD = struct.Struct(">II")
-
-
-def _compact_encoder() -> Callable[[Any], str]:
-    """``json.dumps(value, separators=(",", ":"))``, as one C encoder built once when this
-    interpreter's ``json`` has one that gives the same text (else ``JSONEncoder.encode``)."""
-    encoder = json.JSONEncoder(separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return encoder.encode
-    try:
-        chunks = make(
-            None, encoder.default, json.encoder.encode_basestring_ascii, None, ":", ",",
-            False, False, True,
-        )  # fmt: skip
-
-        def encode(value: Any) -> str:
-            return "".join(chunks(value, 0))
-
-        sample = {"a": [1, -2.5, "\u00e9\n", None, True, float("nan")], "b": {"c": {}}, "d": []}
-        if encode(sample) != "".join(encoder.iterencode(sample)):  # the pure-Python encoder
-            return encoder.encode
-    except Exception:  # another interpreter's internals: use the public path
-        return encoder.encode
-    return encode
-
-
-_encode = _compact_encoder()
-
-
-def frame(header: dict[str, Any], blob: bytes = b"") -> bytes:
-    """One message from the sandbox: two big-endian lengths, a JSON header, raw bytes (the
-    harness reads what comes out of the sandbox as JSON, and nothing else)."""
-    return _framed(_encode(header).encode("utf-8"), blob)
-
-
-def request_frame(header: dict[str, Any], blob: bytes = b"") -> bytes:
-    """One message into the sandbox, from the harness: as ``frame``, the header in ``marshal``
-    (the same interpreter reads it; only the trusted harness ever writes one)."""
-    return _framed(marshal.dumps(header), blob)
-
-
-def _framed(head: bytes, blob: bytes) -> bytes:
-    return _HEAD.pack(len(head), len(blob)) + head + blob
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _read_exact(fd: int, size: int) -> bytes:
-    chunks = []
-    while size:
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def _read_request(fd: int) -> tuple[dict[str, Any], bytes]:
-    """A ``request_frame`` from the harness (the only writer of the pipes this reads)."""
-    head_len, blob_len = _HEAD.unpack(_read_exact(fd, _HEAD.size))
-    header = marshal.loads(_read_exact(fd, head_len))  # noqa: S302 - written by the harness only
-    return header, _read_exact(fd, blob_len) if blob_len else b""
-
-
-# -- kernel interfaces (ctypes; nothing here runs the program) ------------------------------------
-
-_PR_SET_PDEATHSIG = 1
-_PR_GET_DUMPABLE = 3
-_PR_SET_DUMPABLE = 4
-_PR_SET_SECCOMP = 22
-_PR_CAPBSET_DROP = 24
-_PR_SET_NO_NEW_PRIVS = 38
-_PR_CAP_AMBIENT = 47
-_SECCOMP_MODE_FILTER = 2
-_SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
-_SYS_LANDLOCK_ADD_RULE = 445
-_SYS_LANDLOCK_RESTRICT_SELF = 446
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWCGROUP = 0x02000000
-_CLONE_NEWUTS = 0x04000000
-_CLONE_NEWIPC = 0x08000000
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWPID = 0x20000000
-_CLONE_NEWNET = 0x40000000
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_SYS_MOUNT_SETATTR = 442  # the same number on every architecture
-_AT_FDCWD = -100
-_AT_RECURSIVE = 0x8000
-_MOUNT_ATTR_RDONLY = 1
-_MOUNT_ATTR_NOSUID = 2
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
-
-
-def _check(result: int, what: str) -> int:
-    if result < 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"{what}: {os.strerror(code)}")
-    return result
-
-
-def _prctl(option: int, arg: Any = 0) -> None:
-    _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl({option})")
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-class _Filter:
-    """A compiled BPF filter (built outside by libseccomp), ready to load with one ``prctl``.
-
-    Built once in the zygote, so a forked child loads it without allocating anything: every page
-    a child touches after the fork is a copy, and the per-task cost is mostly those copies.
-    """
-
-    def __init__(self, program: bytes) -> None:
-        self.buffer = ctypes.create_string_buffer(program, len(program))
-        self.prog = _SockFprog(len(program) // 8, ctypes.cast(self.buffer, ctypes.c_void_p))
-        self.ref = ctypes.byref(self.prog)
-
-    def install(self) -> None:
-        """Load the filter into this process, for good (no-new-privileges is already set)."""
-        if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, self.ref, 0, 0) != 0:
-            code = ctypes.get_errno()
-            raise OSError(code, f"installing the seccomp filter: {os.strerror(code)}")
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version, 0 when it has none (or it is disabled)."""
-    version = _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), 1)
-    return max(0, int(version))
-
-
-_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1, 2, 4, 8
-_LL_REFER, _LL_TRUNCATE, _LL_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
-_LL_READ = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
-
-
-def _landlock_fs_rights(abi: int) -> int:
-    rights = (1 << 13) - 1  # ABI 1: the thirteen original rights
-    if abi >= 2:
-        rights |= _LL_REFER
-    if abi >= 3:
-        rights |= _LL_TRUNCATE
-    if abi >= 5:
-        rights |= _LL_IOCTL_DEV
-    return rights
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    ]
-
-
-class _PathBeneath(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def _landlock(read: list[str], write: list[str], files: dict[str, str]) -> int:
-    """Confine this process and its descendants: read and execute only under ``read``, write only
-    under ``write`` (and the single ``files``), no TCP bind or connect. Returns the ABI used."""
-    abi = landlock_abi()
-    if abi < 1:
-        return 0
-    fs_rights = _landlock_fs_rights(abi)
-    net_rights = 3 if abi >= 4 else 0  # bind and connect TCP, with no port allowed
-    attr = _RulesetAttr(fs_rights, net_rights, 0)
-    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else 16 if abi >= 4 else 8
-    ruleset = _check(
-        _libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0),
-        "landlock_create_ruleset",
-    )
-    file_rights = _LL_EXECUTE | _LL_WRITE_FILE | _LL_READ_FILE
-    file_rights |= fs_rights & (_LL_TRUNCATE | _LL_IOCTL_DEV)
-    try:
-        rules = [(p, _LL_READ) for p in read] + [(p, fs_rights) for p in write]
-        for path, mode in files.items():
-            rules.append((path, (file_rights if "w" in mode else _LL_READ_FILE) & fs_rights))
-        for path, rights in rules:
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue  # absent on this system: nothing to allow
-            try:
-                if not os.path.isdir(path):
-                    rights &= file_rights
-                rule = _PathBeneath(rights, fd)
-                _check(
-                    _libc.syscall(_SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0),
-                    f"landlock_add_rule({path})",
-                )
-            finally:
-                os.close(fd)
-        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
-        _check(_libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
-    return abi
-
-
-def _write_file(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def _drop_capabilities() -> None:
-    """Empty every capability set, for good (the bounding set too, so no exec can regain any)."""
-    with open("/proc/sys/kernel/cap_last_cap") as handle:
-        last = int(handle.read())
-    for cap in range(last + 1):
-        _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
-    _libc.prctl(_PR_CAP_AMBIENT, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-    data = (ctypes.c_uint32 * 6)()
-    _check(_libc.capset(header, data), "capset")
-
-
-def _isolate_natively(config: dict[str, Any]) -> None:
-    """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
-    namespaces, every mount of the host read-only, a fresh ``/proc``, a private tmpfs scratch
-    directory, an empty read-only tmpfs over each third-party package directory
-    (``hidden_dirs``), then no capabilities.
-
-    The masks are mounts of this mount namespace, made before Landlock opens its read rules,
-    so a rule on the interpreter's prefix allows reading the empty masks and nothing beneath
-    them; with no capabilities left (and ``umount`` killed by seccomp) no task can lift them.
-
-    The calling process stays outside as a waiting parent; the process that returns from here is
-    PID 1 of the new PID namespace, so no process of the sandbox can signal it, and when it dies
-    the kernel kills every process left in the namespace.
-    """
-    uid, gid = os.getuid(), os.getgid()
-    flags = (
-        _CLONE_NEWUSER
-        | _CLONE_NEWNS
-        | _CLONE_NEWPID
-        | _CLONE_NEWNET
-        | _CLONE_NEWIPC
-        | _CLONE_NEWUTS
-        | _CLONE_NEWCGROUP
-    )
-    _check(_libc.unshare(flags), "unshare")
-    _write_file("/proc/self/setgroups", "deny")
-    _write_file("/proc/self/uid_map", f"{config['inner_uid']} {uid} 1")
-    _write_file("/proc/self/gid_map", f"{config['inner_gid']} {gid} 1")
-    child = os.fork()
-    if child:  # the outer parent: wait, then leave with the sandbox's status
-        while True:
-            try:
-                _, status = os.waitpid(child, 0)
-            except InterruptedError:
-                continue
-            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    scratch = config["scratch"]
-    _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
-    _read_only_everywhere()
-    size = f"size={config['scratch_mb']}m,mode=1777".encode()
-    _check(
-        _libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, size),
-        f"mounting a tmpfs on {scratch}",
-    )
-    _check(
-        _libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None),
-        "mounting /proc",
-    )
-    empty = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    for path in config.get("hidden_dirs") or []:
-        _check(
-            _libc.mount(b"tmpfs", path.encode(), b"tmpfs", empty, b"size=4k,mode=555"),
-            f"hiding {path}",
-        )
-    _libc.sethostname(b"sandbox", 7)
-    _drop_capabilities()
-
-
-class _MountAttr(ctypes.Structure):
-    _fields_ = [
-        ("attr_set", ctypes.c_uint64),
-        ("attr_clr", ctypes.c_uint64),
-        ("propagation", ctypes.c_uint64),
-        ("userns_fd", ctypes.c_uint64),
-    ]
-
-
-def _read_only_everywhere() -> None:
-    """Make every mount this namespace inherited from the host read-only and ``nosuid``, at
-    once (``mount_setattr`` with ``AT_RECURSIVE``, Linux 5.12, older than any Landlock).
-
-    Landlock refuses reads and writes but not a change of a file's mode, owner or times, and
-    the sandbox's uid is the harness's user on the host: without this a task could ``chmod``
-    whatever that user owns (all of ``/usr`` when it is root; the precompiled headers every
-    later build reads). Bubblewrap's binds are read-only for the same reason. Only mounts made
-    after this one (the scratch tmpfs, ``/proc``, the masks) are not: the masks are read-only
-    mounts of their own."""
-    attr = _MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID, 0, 0, 0)
-    _check(
-        _libc.syscall(
-            _SYS_MOUNT_SETATTR,
-            ctypes.c_int(_AT_FDCWD),
-            ctypes.c_char_p(b"/"),
-            ctypes.c_uint(_AT_RECURSIVE),
-            ctypes.byref(attr),
-            ctypes.c_size_t(ctypes.sizeof(attr)),
-        ),
-        "making the host's mounts read-only",
-    )
-
-
-# -- the child's side of a task (runs after fork, before and around the program) ------------------
-
 _REQUEST_FD = 3
 _RESPONSE_FD = 4
 _READY_FD = 3
-_LENGTH = struct.Struct(">I")
-_TWO_FDS = struct.Struct("2i")
+_RULESET_FD = 5
+_CGROUP_FD = 6
+_CPU_WATCH_S = 0.02
+"""How often a supervisor reads a task's CPU time while it runs (the most a task overruns its
+CPU-time limit by)."""
+_PID_PROBE = 64
+"""PIDs past the highest live one of a task that are probed for new processes."""
+_PID_WINDOW = 4096
+"""The most PIDs probed at one look (a process that churns through PIDs faster is still held by
+the per-process CPU limit, the process limit and the wall-clock backstop)."""
+
+
+# -- limits ---------------------------------------------------------------------------------------
 
 
 def _limit_all(limits: dict[str, int]) -> None:
-    """The limits every process of the sandbox shares (set once in the zygote, inherited)."""
+    """The limits every process of the sandbox shares (set once in the root, inherited)."""
     mib = 1024 * 1024
     address_space_mb = limits.get("address_space_mb") or limits["memory_mb"]
     for name, value in (
@@ -634,7 +169,8 @@ def _limit_memory(limits: dict[str, Any]) -> None:
 
 def _limit_cpu(seconds: float) -> None:
     """CPU time is counted per process, so each task gets its own limit: SIGXCPU, then SIGKILL.
-    Whole seconds only: the backstop of the process tree's limit, which the zygote watches."""
+    Whole seconds only: the backstop of the process tree's limit, which the supervisor (or, for
+    a call, the harness) watches."""
     cpu_s = max(1, math.ceil(seconds) + 1)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
 
@@ -644,68 +180,106 @@ def _cpu_limit(header: dict[str, Any]) -> float | None:
     return float(value) if type(value) in (int, float) and value > 0 else None
 
 
-#: The most bytes a task's output stream may be given as its cap: a larger ``output_bytes``
-#: is held to this.
-STREAM_BYTES_MAX = 64 << 20
-
-
 def _output_bytes(header: dict[str, Any]) -> int | None:
-    """A task's own stream cap (a judge's 8 MiB), never above what the zygote will hold."""
+    """A task's own stream cap (a judge's 8 MiB), never above what a supervisor will hold."""
     value = header.get("output_bytes")
     return min(int(value), STREAM_BYTES_MAX) if type(value) is int and value > 0 else None
 
 
-_CPU_WATCH_S = 0.02
-"""How often the zygote reads a task's CPU time while it runs (the most a task overruns its
-CPU-time limit by)."""
-_PID_PROBE = 64
-"""PIDs past the highest live one of a task that are probed for new processes."""
-_PID_WINDOW = 4096
-"""The most PIDs probed at one look (a process that churns through PIDs faster is still held by
-the per-process CPU limit, the process limit and the wall-clock backstop)."""
+# -- a child's confinement (runs after the fork, before any of the program) -----------------------
 
 
-def _process_cpu(pid: int) -> float | None:
-    """A live process's CPU time (all its threads'), by its CPU-time clock, which needs no
-    ``/proc`` (Landlock hides it from the zygote too); None when ``pid`` is no process (or a
-    thread that does not lead one)."""
-    try:
-        return time.clock_gettime((~pid << 3) | 2)  # CPUCLOCK_SCHED of a process's clock
-    except OSError:
-        return None
+class Confinement:
+    """What every child applies to itself before any of a program runs, built once in the root
+    so that applying it allocates nothing: no capabilities, Landlock, the memory cgroup of
+    tasks (a supervisor's children), the task's limits, and its seccomp filter."""
+
+    def __init__(self, filters: dict[str, Filter], ruleset: int, cgroup: int) -> None:
+        self.filters = filters
+        self.ruleset = ruleset
+        self.cgroup = cgroup
+
+    def with_ruleset(self, ruleset: int) -> Confinement:
+        """The same, with another Landlock ruleset (a supervisor's, for its task's scratch)."""
+        return Confinement(self.filters, ruleset, self.cgroup)
+
+    def slots(self) -> dict[int, int]:
+        """The descriptors a child keeps until it has applied the confinement."""
+        placed = {}
+        if self.ruleset >= 0:
+            placed[_RULESET_FD] = self.ruleset
+        if self.cgroup >= 0:
+            placed[_CGROUP_FD] = self.cgroup
+        return placed
+
+    def apply(
+        self, kind: str, memory: dict[str, Any], cpu_s: float | None, *, cgroup: bool
+    ) -> None:
+        """In a child that has placed its descriptors (``place``): confine it for good."""
+        drop_all_capabilities()
+        if self.cgroup >= 0:
+            if cgroup:  # the whole process tree of a task shares one memory limit
+                os.write(_CGROUP_FD, b"0")
+            os.close(_CGROUP_FD)
+        if self.ruleset >= 0:
+            landlock_enforce(_RULESET_FD)
+            os.close(_RULESET_FD)
+        _limit_memory(memory)
+        if cpu_s is not None:
+            _limit_cpu(cpu_s)
+        chosen = self.filters.get(kind)
+        if chosen is not None:
+            chosen.install()
 
 
-def _children_cpu() -> float:
-    """CPU time of every process this one has reaped, and of what they reaped."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _place(placed: dict[int, int], *, orphan_guard: bool) -> None:
+def place(placed: dict[int, int], *, orphan_guard: bool) -> None:
     """Own process group; ``placed`` maps each descriptor the child keeps to its source; every
-    other descriptor (the protocol pipes above all) is closed.
+    other descriptor is closed (the standard streams stay as they are unless placed: the
+    zygote's are ``/dev/null``).
 
-    Without a PID namespace of our own the zygote's death would not take its children with it,
-    so then each child also asks to be killed when its parent dies.
+    Without a PID namespace of its own the supervisor's death would not take its children with
+    it, so then each child also asks to be killed when its parent dies.
     """
     os.setpgid(0, 0)
     top = max(placed)
-    moved = placed
-    if min(placed.values()) <= top:
-        # first move every source above the targets, so no dup2 overwrites a source still needed
-        moved = {t: fcntl.fcntl(src, fcntl.F_DUPFD, top + 1) for t, src in placed.items()}
-    for target, source in moved.items():
+    # every source first above the targets, so no dup2 overwrites a source still needed
+    high = {t: fcntl.fcntl(src, fcntl.F_DUPFD, top + 1) for t, src in placed.items()}
+    for fd in range(3, top + 1):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    for target, source in high.items():
         os.dup2(source, target)
     os.closerange(top + 1, 1 << 16)
     if orphan_guard:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def _reopen_streams() -> None:
-    """Fresh text streams on the new descriptors (the zygote's own were never used)."""
-    sys.stdin = open(0, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+def _setup_failed(fd: int, exc: BaseException) -> None:
+    """Report a failed confinement (without the ready byte) and leave; never returns."""
+    try:
+        os.write(fd, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
+    finally:
+        os._exit(70)
+
+
+# -- call sessions --------------------------------------------------------------------------------
+
+
+def _record(data: bytes) -> bytes:
+    return RECORD.pack(len(data)) + data
+
+
+_COMPILED = _record(b'{"status":"compiled"}')  # what the harness expects, byte for byte
+_LOADED = _record(b'{"status":"loaded"}')
+
+
+def _respond(record: dict[str, Any]) -> None:
+    """One length-prefixed result record on the response pipe."""
+    try:
+        data = _encode(record).encode("utf-8")
+    except (ValueError, TypeError, RecursionError) as exc:
+        data = _encode({"status": "bad_value", "reason": f"cannot encode: {exc}"}).encode()
+    _write_all(_RESPONSE_FD, _record(data))
 
 
 def _describe(exc: BaseException) -> str:
@@ -721,23 +295,6 @@ def _describe(exc: BaseException) -> str:
     return f"{text}{where}"
 
 
-def _record(data: bytes) -> bytes:
-    return _LENGTH.pack(len(data)) + data
-
-
-_LOADED = _record(b'{"status":"loaded"}')  # what the harness expects, byte for byte
-_SESSION_STARTED = frame({"op": "session", "session": True})
-
-
-def _respond(record: dict[str, Any]) -> None:
-    """One length-prefixed result record on the response pipe."""
-    try:
-        data = _encode(record).encode("utf-8")
-    except (ValueError, TypeError, RecursionError) as exc:
-        data = _encode({"status": "bad_value", "reason": f"cannot encode: {exc}"}).encode()
-    _write_all(_RESPONSE_FD, _record(data))
-
-
 def _raised(exc: BaseException, phase: str) -> dict[str, Any]:
     return {
         "status": "raised",
@@ -748,23 +305,49 @@ def _raised(exc: BaseException, phase: str) -> dict[str, Any]:
     }
 
 
-def _setup_failed(fd: int, exc: BaseException) -> None:
-    """Report a failed confinement (without the ready byte) and leave; never returns."""
+def _session(confinement: Confinement, requests: int, responses: int) -> None:
+    """A call session, in the child the root just forked; never returns.
+
+    Before any of the program runs: its descriptors (two pipes, nothing of the root's), its
+    limits from the first request, no capabilities, Landlock, the allow-list filter, and the
+    ready byte. Then its program, the second request, which it compiles and runs; then the
+    calls, one request each.
+    """
+    gc.enable()  # the root runs without collections; a program gets the usual interpreter
     try:
-        os.write(fd, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
-    finally:
-        os._exit(70)
+        place(
+            {_REQUEST_FD: requests, _RESPONSE_FD: responses, **confinement.slots()},
+            orphan_guard=False,
+        )
+        setup, _ = _read_request(_REQUEST_FD)
+        memory = {"as_mb": setup.get("as_mb")}
+        confinement.apply("function", memory, _cpu_limit(setup), cgroup=False)
+        os.write(_RESPONSE_FD, b"R")
+    except BaseException as exc:
+        _setup_failed(_RESPONSE_FD, exc)
+    _serve_calls()
 
 
-def _serve_calls(code: Any, entry: str) -> None:
-    """A call session: run the program once, then answer calls of its function until the zygote
-    closes the request pipe; never returns.
+def _serve_calls() -> None:
+    """Compile the program, run it once, then answer calls of its function until the harness
+    closes the request pipe or the root kills the session; never returns.
 
     The program's globals persist from call to call within a session (as in any harness that
-    imports a solution once); the harness replays the calls in another session, in another
-    order, and requires the same answers, so a function whose answers depend on that state
-    (a call counter) fails.
+    imports a solution once); the harness sends calls in a secret random order, and replays a
+    check's calls in another session in another, so a function whose answers depend on that
+    state (a call counter) fails.
     """
+    try:
+        header, blob = _read_request(_REQUEST_FD)
+        entry = str(header["entry"])
+        code = compile(blob.decode("utf-8"), "<solution>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        _respond({"status": "syntax_error", "reason": f"{type(exc).__name__}: {exc}"[:2000]})
+        os._exit(0)
+    except (EOFError, OSError):
+        os._exit(0)
+    _write_all(_RESPONSE_FD, _COMPILED)
+    del header, blob
     namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
     try:  # from here on the program runs; nothing it does is trusted
         exec(code, namespace)  # noqa: S102 - inside the sandbox, in this forked child only
@@ -804,7 +387,7 @@ def _opaque(value: Any, reason: str) -> dict[str, Any]:
     """An answer that is not plain data, as far as it may leave: its truth and its type's name.
 
     ``bool()`` may run the program's own ``__bool__`` or ``__len__``: that happens here, inside
-    the call and under its deadline, and what it raises is the program's exception. Only a
+    the call and under its limits, and what it raises is the program's exception. Only a
     ``bool`` and a name cross, so the harness can hand a check an object whose one meaning is
     that truth (``assert text_match("aab")`` of a function returning a ``re.Match``) without
     ever running anything of the program's.
@@ -818,8 +401,18 @@ def _opaque(value: Any, reason: str) -> dict[str, Any]:
     return {"status": "bad_value", "reason": reason, "truth": truth, "type": name[:200]}
 
 
+# -- whole programs -------------------------------------------------------------------------------
+
+
+def _reopen_streams() -> None:
+    """Fresh text streams on the new descriptors (the zygote's own were never used)."""
+    sys.stdin = open(0, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+
+
 def _run_program(code: Any) -> None:
-    """Run the program as ``__main__`` on the stdin pipe, like ``python program.py``."""
+    """Run the program as ``__main__`` on its stdin, like ``python program.py``."""
     code_out = 0
     try:
         exec(code, {"__name__": "__main__", "__builtins__": builtins})  # noqa: S102 - sandboxed child
@@ -845,8 +438,6 @@ def _run_program(code: Any) -> None:
     os._exit(code_out)
 
 
-# -- the server -----------------------------------------------------------------------------------
-
 _PREIMPORT_ALLOWED = frozenset(
     {
         "abc", "array", "bisect", "calendar", "cmath", "collections", "copy", "dataclasses",
@@ -855,9 +446,9 @@ _PREIMPORT_ALLOWED = frozenset(
         "typing", "unicodedata",
     }
 )  # fmt: skip
-"""Standard-library modules the zygote may import ahead of a program that names them, so the
-per-task child does not import them again each time. Chosen by name only from this list: the
-program picks which, but only trusted library code runs."""
+"""Standard-library modules a supervisor may import ahead of a Python program that names them,
+so each run does not import them again. Chosen by name only from this list: the program picks
+which, but only trusted library code runs."""
 
 
 def _code_names(code: Any, seen: set[str]) -> None:
@@ -867,105 +458,91 @@ def _code_names(code: Any, seen: set[str]) -> None:
             _code_names(const, seen)
 
 
-class Zygote:
-    """The server loop; one instance per sandbox."""
+def _memfd(name: str) -> int:
+    return os.memfd_create(name, os.MFD_CLOEXEC)
 
-    def __init__(self, config: dict[str, Any], proto_in: int, proto_out: int) -> None:
-        import socket
 
+class Supervisor:
+    """Serves one program's tasks from the data pipe, as PID 1 of its own PID and mount
+    namespaces (when the root could give it them): a Python program's runs, or a build and the
+    runs of what it made.
+
+    Each task gets a fresh tmpfs as the scratch directory, its process a random PID, and ends
+    with every other process of the namespace killed and reaped and the tmpfs unmounted: no
+    file, inode number, PID or process of one task reaches the next. The task's stdin, its
+    extra files, what it prints and the build's output move between the data pipe, memory
+    files and the scratch directory in the kernel (``splice``, ``sendfile``): this process
+    holds its program's source (a Python program's, compiled here) and nothing a task sent.
+    """
+
+    def __init__(
+        self,
+        config: dict[str, Any],
+        confinement: Confinement,
+        pids: PidChooser,
+        data_in: int,
+        data_out: int,
+        *,
+        own_namespace: bool,
+    ) -> None:
         self.config = config
-        self.proto_in = proto_in
-        self.proto_out = proto_out
-        self.fd_socket = socket.socket(fileno=config["fd_socket"])
-        self.fd_socket.set_inheritable(False)
-        self.rights = (socket.SOL_SOCKET, socket.SCM_RIGHTS)  # what socket.send_fds sends
+        self.base = confinement  # the root's, whose ruleset does not reach a fresh tmpfs
+        self.confinement = confinement
+        self.pids = pids
+        self.data_in = data_in
+        self.data_out = data_out
+        self.own_namespace = own_namespace
         self.limits: dict[str, int] = config["limits"]
         self.output_bytes: int = self.limits["output_bytes"]
-        self.filters = {
-            kind: _Filter(base64.b64decode(blob))
-            for kind, blob in (config.get("seccomp") or {}).items()
-        }
-        self.call_filter = self.filters.get("function")
-        self.program_filter = self.filters.get("program")
-        self.exec_filter = self.filters.get("exec")
-        self.own_pid_namespace = os.getpid() == 1
         self.scratch: str = config["scratch"]
-        # held from the start: listing the scratch directory through it needs no permission a
-        # task could take away
-        self.scratch_fd = os.open(self.scratch, _DIR_FLAGS)
-        self.scratch_mode = stat.S_IMODE(os.fstat(self.scratch_fd).st_mode)
-        self.scratch_xattrs = _xattrs(self.scratch_fd)
-        self.wipe_s = float(config.get("wipe_s", 2.0))
-        self.wipe_wall_s = float(config.get("wipe_wall_s", self.wipe_s))
-        self.unclean = ""
+        self.scratch_mb: int = int(config["scratch_mb"])
+        self.mounted = False
         self.code: Any = None
-        self.entry: str | None = None
-        self.session_cpu_s = 60.0
-        self.session: int | None = None
-        self.session_wanted = False  # fork a session once the current request is answered
-        self.dying: list[int] = []
-        self.image: list[tuple[str, int, bytes]] | None = None
-        self.proc_hidden = bool(config.get("landlock_applied"))
-
-    # -- the protocol --
+        self.image: list[tuple[str, int, int, int]] = []  # name, mode, memory file, size
 
     def send(self, header: dict[str, Any], blob: bytes = b"") -> None:
-        _write_all(self.proto_out, frame(header, blob))
+        _write_all(self.data_out, frame(header, blob))
 
     def serve(self) -> None:
-        """Answer requests until told to exit. Every call session is forked from this frame,
-        after the request that asked for it is done with: a session started by ``load`` and one
-        started by ``session`` see the same stack, the same locals and the same state, so the
-        program cannot tell a first pass from the replay that checks it (``start_session``)."""
-        while self.handle():
-            if self.unclean:
-                return  # the sandbox ends with its zygote, and its scratch tmpfs with it
-            if self.session_wanted:
-                self.start_session()
-            self.reap_dying()
+        """Answer requests until the harness closes the pipe (or the root kills us)."""
+        while True:
+            try:
+                head_len, blob_len = _HEAD.unpack(_read_exact(self.data_in, _HEAD.size))
+                header = marshal.loads(_read_exact(self.data_in, head_len))  # noqa: S302
+            except (EOFError, OSError, ValueError):  # written by the harness only
+                return
+            op = header.get("op")
+            handler = getattr(self, f"op_{op}", None) if type(op) is str else None
+            if handler is None:
+                self.discard(blob_len)
+                self.send({"op": "error", "reason": f"unknown op {op!r}"})
+                continue
+            handler(header, blob_len)
 
-    def handle(self) -> bool:
-        """One request; False when the zygote should exit."""
-        try:
-            header, blob = _read_request(self.proto_in)
-        except EOFError:
-            return False
-        op = header.get("op")
-        if op == "load":
-            self.load(header)
-        elif op == "session":
-            self.session_wanted = True
-        elif op == "end":
-            self.send({"op": op, "status": self.end_session(wait=True)})
-        elif op == "run":
-            self.run(header, blob)
-        elif op == "build":
-            self.build(header, blob)
-        elif op == "exec":
-            self.exec(header, blob)
-        elif op == "image":
-            self.send_image()
-        elif op == "install":
-            self.install(header, blob)
-        elif op == "unload":
-            self.end_session()
-            self.code = self.entry = self.image = None
-            self.send({"op": op})
-        elif op == "ping":
-            self.send({"op": "pong"})
-        elif op == "exit":
-            self.end_session()
-            return False
-        else:
-            self.send({"op": "error", "reason": f"unknown op {op!r}"})
-        return True
+    def discard(self, count: int) -> None:
+        if count:
+            with open(os.devnull, "wb") as sink:
+                splice_exact(self.data_in, sink.fileno(), count)
 
-    def load(self, header: dict[str, Any]) -> None:
-        self.end_session()
-        self.code = self.entry = None
-        self.image = None
+    def take(self, count: int, name: str) -> int:
+        """The next ``count`` bytes of the data pipe, in a memory file read from its start."""
+        fd = _memfd(name)
+        if count:
+            splice_exact(self.data_in, fd, count)
+            os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
+    # -- the requests --
+
+    def op_ping(self, header: dict[str, Any], blob_len: int) -> None:
+        self.discard(blob_len)
+        self.send({"op": "pong"})
+
+    def op_load(self, header: dict[str, Any], blob_len: int) -> None:
+        """Compile a Python program (its own source, the one thing of a program held here)."""
+        source = _read_exact(self.data_in, blob_len).decode("utf-8") if blob_len else ""
         try:
-            code = compile(header["source"], "<solution>", "exec", dont_inherit=True)
+            code = compile(source, "<solution>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
             self.send({"op": "load", "ok": False, "error": f"{type(exc).__name__}: {exc}"})
             return
@@ -973,205 +550,338 @@ class Zygote:
         _code_names(code, names)
         for name in sorted(names & _PREIMPORT_ALLOWED):
             if name not in sys.modules:
-                try:
+                with contextlib.suppress(Exception):
                     __import__(name)
-                except Exception:  # noqa: S112 - the child will report the failing import
-                    continue
-        gc.freeze()  # children's collections then leave the zygote's pages shared
-        self.code, self.entry = code, header.get("entry")
-        self.session_cpu_s = float(header.get("session_cpu_s") or 60.0)
+        gc.freeze()  # children's collections then leave this process's pages shared
+        self.code = code
         self.send({"op": "load", "ok": True})
-        self.session_wanted = bool(self.entry)  # its reply follows this one, unasked
 
-    # -- call sessions --
-
-    def start_session(self) -> None:
-        """End the current session and fork the next; say whether it started."""
-        self.session_wanted = False
-        self.end_session()
-        started = self.open_session()
-        if started is True:
-            _write_all(self.proto_out, _SESSION_STARTED)
-        else:
-            self.send({"op": "session", "session": started})
-
-    def open_session(self) -> bool | str:
-        """Fork a session for the loaded program and hand its pipes to the harness.
-
-        The harness then talks to the session directly (each call costs one round trip, with no
-        stop here) and asks this zygote to end it (``end``: kill it, report how it died). The
-        session forks at once and runs the program's module code before the first call even
-        arrives. Returns True when done, else why it could not start.
-        """
-        if self.code is None or not self.entry:
-            return "no program is loaded"
-        if self.call_filter is None:
-            # without the filter a session may leave files and processes behind
-            if not self.settle():
-                return f"the scratch directory could not be emptied: {self.unclean}"
-        else:
-            # a killed session runs no more code, but until reaped its /proc entry shows what
-            # it wrote there (its name, say): only when Landlock hides /proc is that harmless
-            self.reap_dying(block=not self.proc_hidden)
-        req_r, req_w = os.pipe()
-        resp_r, resp_w = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError as exc:
-            for fd in (req_r, req_w, resp_r, resp_w):
-                os.close(fd)
-            return f"fork failed: {exc}"
-        if pid == 0:  # the session's process: confine, say so, then the program
-            self.dying.clear()  # which sessions came before is none of the program's business
-            try:
-                placed = {_REQUEST_FD: req_r, _RESPONSE_FD: resp_w}
-                _place(placed, orphan_guard=not self.own_pid_namespace)
-                _limit_memory({"as_mb": self.limits["memory_mb"]})
-                _limit_cpu(self.session_cpu_s)
-                if self.call_filter is not None:
-                    self.call_filter.install()
-                os.write(_RESPONSE_FD, b"R")
-            except BaseException as exc:
-                _setup_failed(_RESPONSE_FD, exc)
-            _serve_calls(self.code, str(self.entry))
-        os.close(req_r)
-        os.close(resp_w)
-        try:
-            self.fd_socket.sendmsg([b"S"], [(*self.rights, _TWO_FDS.pack(req_w, resp_r))])
-        finally:
-            os.close(req_w)  # from now on only the harness and the session hold them
-            os.close(resp_r)
-        self.session = pid
-        return True
-
-    def end_session(self, *, wait: bool = False) -> int | None:
-        """Kill the current session; with ``wait``, reap it and return its wait status (how it
-        died, when it died by itself before the kill)."""
-        pid, self.session = self.session, None
-        if pid is None:
-            return None
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        if wait:
-            return os.waitpid(pid, 0)[1]
-        self.dying.append(pid)
-        return None
-
-    def reap_dying(self, *, block: bool = False) -> None:
-        """Collect killed sessions. Before another session may run any of the program, the last
-        one must be gone entirely: a zombie still shows what it wrote into its own ``/proc``
-        entry (its name, say) to anyone who can look."""
-        for pid in list(self.dying):
-            if os.waitpid(pid, 0 if block else os.WNOHANG)[0]:
-                self.dying.remove(pid)
-
-    def settle(self) -> bool:
-        """Before anything that could see what earlier processes left: wait until they are all
-        gone, kill their leftovers, empty the scratch directory. False when it could not be
-        emptied (``unclean`` says why): nothing may run in it then."""
-        for pid in self.dying:
-            os.waitpid(pid, 0)
-        for pid in self.dying:
-            self.kill_strays(pid)
-        self.dying.clear()
-        self.reap()
-        self.unclean = self.unclean or self.wipe_scratch()
-        return not self.unclean
-
-    def refused(self) -> bool:
-        """Settle before a task; when that fails, report the task as not run and say so."""
-        if self.settle():
-            return False
-        self.send({"op": "done", "how": "unclean", "unclean": self.unclean, "lens": [0, 0, 0]})
-        return True
-
-    def clean_up(self, header: dict[str, Any]) -> None:
-        """Empty the scratch directory after a task. When that fails the task's report says so
-        (what could not be removed is the task's own doing, every earlier wipe having
-        succeeded) and this zygote serves nothing more: the harness starts a fresh sandbox."""
-        left = self.wipe_scratch()
-        if left:
-            header["unclean"] = self.unclean = left
-
-    # -- whole programs --
-
-    def run(self, header: dict[str, Any], stdin: bytes) -> None:
-        """Run the program once as ``__main__`` in a fresh child: stdin in, stdout and stderr out.
-
-        The child gets pipes for its standard streams and, on descriptor 3, a pipe that only
-        says its setup is done (closed before the program starts).
-        """
+    def op_run(self, header: dict[str, Any], blob_len: int) -> None:
+        """Run the Python program once as ``__main__`` on the request's bytes as stdin."""
         started = time.monotonic()
-        if self.code is None:
-            self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
+        stdin = self.take(blob_len, "stdin")
+        try:
+            if self.code is None:
+                self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
+                return
+            timeout_s = float(header["timeout_s"])
+            memory = {"as_mb": self.limits["memory_mb"]}
+            cpu = _cpu_limit(header) or timeout_s
+            code = self.code
+
+            def setup() -> Callable[[], None]:
+                self.confinement.apply("program", memory, cpu, cgroup=True)
+                _reopen_streams()
+                return lambda: _run_program(code)
+
+            self.fresh_scratch()
+            self.task(header, started, stdin, setup)
+        finally:
+            os.close(stdin)
+
+    def op_build(self, header: dict[str, Any], blob_len: int) -> None:
+        """Write the source files into a fresh scratch directory, run the build command there
+        (a compiler; none for a script), and keep what it made that matches ``keep`` in memory
+        files: the *image*, which every run gets in a fresh scratch directory of its own."""
+        started = time.monotonic()
+        self.clear_image()
+        self.fresh_scratch()
+        if not self.placed(lambda: self.write_files(header.get("files") or [], blob_len)):
             return
-        self.end_session()
-        if self.refused():
+        keep = [str(k) for k in header.get("keep") or []]
+        cap = int(header.get("image_bytes") or 64 << 20)
+
+        def snapshot(how: str, status: int) -> dict[str, Any]:
+            if how != "exited" or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+                return {}
+            image, problem = self.collect(keep, cap)
+            if problem:
+                return {"image_error": problem}
+            self.image = image
+            return {"image_files": sorted(name for name, _, _, _ in image)}
+
+        if not header.get("argv"):  # nothing to build: the sources are the image
+            self.send_done(snapshot("exited", 0), started)
             return
+        self.exec_task(header, started, -1, before_end=snapshot)
+
+    def op_exec(self, header: dict[str, Any], blob_len: int) -> None:
+        """Execute a command (the built binary, or an interpreter on the kept script) in a fresh
+        scratch directory holding the image and ``files``, on the request's stdin."""
+        started = time.monotonic()
+        split = int(header.get("stdin_len", blob_len))
+        stdin = self.take(split, "stdin")
+        try:
+            if not self.image:
+                self.discard(blob_len - split)
+                self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
+                return
+            self.fresh_scratch()
+
+            def place_files() -> None:
+                for name, mode, fd, size in self.image:
+                    self.write_from(name, mode, fd, size)
+                self.write_files(header.get("files") or [], blob_len - split)
+
+            if self.placed(place_files):
+                self.exec_task(header, started, stdin)
+        finally:
+            os.close(stdin)
+
+    def op_image(self, header: dict[str, Any], blob_len: int) -> None:
+        """The image of the last build, to the harness, which may keep it for an identical build
+        (``install``). Only bytes the build left cross, in the kernel."""
+        self.discard(blob_len)
+        files = [[name, mode, size] for name, mode, _, size in self.image]
+        head = _encode({"op": "image", "files": files}).encode("utf-8")
+        total = sum(size for _, _, _, size in self.image)
+        _write_all(self.data_out, _HEAD.pack(len(head), total) + head)
+        for _, _, fd, size in self.image:
+            splice_exact(fd, self.data_out, size, offset=0)
+
+    def op_install(self, header: dict[str, Any], blob_len: int) -> None:
+        """Take an image the harness kept from an earlier build of the very same inputs, in
+        place of building again: ``files`` is ``[[name, mode, length], ...]``, the bytes one
+        after the other in the request."""
+        started = time.monotonic()
+        self.clear_image()
+        image: list[tuple[str, int, int, int]] = []
+        left = blob_len
+        try:
+            for name, mode, length in header.get("files") or []:
+                name, length = str(name), int(length)
+                if not name or "/" in name or name in (".", "..") or not 0 <= length <= left:
+                    raise ValueError(f"not a plain file or length: {name!r}")
+                image.append((name, int(mode) & 0o755, self.take(length, name), length))
+                left -= length
+        except (TypeError, ValueError) as exc:
+            for _, _, fd, _ in image:
+                os.close(fd)
+            self.discard(left)
+            said = f"cannot take the image: {exc}".encode()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return
+        self.discard(left)
+        self.image = image
+        self.send_done({"image_files": sorted(name for name, _, _, _ in image)}, started)
+
+    # -- the scratch directory --
+
+    def fresh_scratch(self) -> None:
+        """An empty scratch directory for the next task: a new tmpfs in this mount namespace,
+        or, unsandboxed, a new directory.
+
+        Landlock's rules hold for the directories they were made on, and not for what is
+        mounted over one later (it ignores the hidden mount point), so the task's ruleset is
+        made here, once the fresh tmpfs is in place: writes only there."""
+        self.drop_scratch()
+        if self.own_namespace:
+            mount_tmpfs(self.scratch, self.scratch_mb)
+            self.mounted = True
+        else:
+            os.makedirs(self.scratch, exist_ok=True)
+        os.chdir(self.scratch)
+        if self.config.get("landlock_applied"):
+            ruleset, _ = landlock_ruleset(
+                self.config["read_paths"], [self.scratch], self.config["file_rules"]
+            )
+            self.confinement = self.base.with_ruleset(ruleset)
+
+    def drop_scratch(self) -> None:
+        """Take the last task's scratch directory away with everything in it (every process of
+        the task is gone by then): its tmpfs unmounted, or, unsandboxed, the directory removed."""
+        os.chdir("/")
+        if self.confinement is not self.base:
+            os.close(self.confinement.ruleset)
+            self.confinement = self.base
+        if self.mounted:
+            unmount(self.scratch)
+            self.mounted = False
+        elif not self.own_namespace:
+            import shutil
+
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def clear_image(self) -> None:
+        for _, _, fd, _ in self.image:
+            os.close(fd)
+        self.image = []
+
+    def placed(self, write: Callable[[], None]) -> bool:
+        """Run ``write`` (files into the scratch directory); on failure report it and say so."""
+        try:
+            write()
+        except (OSError, ValueError, EOFError) as exc:
+            said = f"cannot write the task's files: {exc}".encode()
+            self.drop_scratch()
+            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
+            return False
+        return True
+
+    def write_files(self, files: list[Any], available: int) -> None:
+        """``files`` is ``[[name, length], ...]``, their bytes next on the data pipe."""
+        left = available
+        try:
+            for name, length in files:
+                length = int(length)
+                if not 0 <= length <= left:
+                    raise ValueError(f"bad length for {name!r}")
+                fd = self.create(str(name), 0o644)
+                try:
+                    if length:
+                        splice_exact(self.data_in, fd, length)
+                finally:
+                    os.close(fd)
+                left -= length
+        finally:
+            self.discard(left)
+
+    def write_from(self, name: str, mode: int, src: int, size: int) -> None:
+        fd = self.create(name, mode)
+        try:
+            offset = 0
+            while offset < size:
+                moved = os.sendfile(fd, src, offset, size - offset)
+                if moved == 0:
+                    raise EOFError(f"{name} is shorter than it was")
+                offset += moved
+        finally:
+            os.close(fd)
+
+    def create(self, name: str, mode: int) -> int:
+        if not name or "/" in name or name in (".", ".."):
+            raise ValueError(f"not a plain file name: {name!r}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+        return os.open(os.path.join(self.scratch, name), flags, mode)
+
+    def collect(self, keep: list[str], cap: int) -> tuple[list[tuple[str, int, int, int]], str]:
+        """The regular files at the top of the scratch directory whose names match ``keep``,
+        copied into memory files."""
+        import fnmatch
+
+        image: list[tuple[str, int, int, int]] = []
+        total = 0
+        try:
+            with os.scandir(self.scratch) as entries:
+                for entry in entries:
+                    if not any(fnmatch.fnmatchcase(entry.name, k) for k in keep):
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                    total += info.st_size
+                    if total > cap:
+                        raise ValueError(f"the build's output is larger than {cap} bytes")
+                    copy = _memfd(entry.name)
+                    image.append((entry.name, info.st_mode & 0o755, copy, info.st_size))
+                    src = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+                    try:
+                        offset = 0
+                        while offset < info.st_size:
+                            moved = os.sendfile(copy, src, offset, info.st_size - offset)
+                            if moved == 0:
+                                break
+                            offset += moved
+                    finally:
+                        os.close(src)
+        except (OSError, ValueError) as exc:
+            for _, _, fd, _ in image:
+                os.close(fd)
+            return [], str(exc)
+        if not image:
+            return [], "the build made none of the files it should have: " + ", ".join(keep)
+        return image, ""
+
+    # -- running a task --
+
+    def exec_task(
+        self,
+        header: dict[str, Any],
+        started: float,
+        stdin: int,
+        before_end: Callable[[str, int], dict[str, Any]] | None = None,
+    ) -> None:
+        """Fork a child that execs ``argv`` in the scratch directory with its own limits."""
         timeout_s = float(header["timeout_s"])
+        argv = [str(a) for a in header["argv"]]
+        env = {str(k): str(v) for k, v in (header.get("env") or {}).items()}
+        memory = dict(header.get("memory") or {})
+        cpu = float(header.get("cpu_s") or timeout_s)
 
-        def setup() -> None:
-            _limit_memory({"as_mb": self.limits["memory_mb"]})
-            _limit_cpu(_cpu_limit(header) or timeout_s)
-            if self.program_filter is not None:
-                self.program_filter.install()
-            _reopen_streams()
+        def setup() -> Callable[[], None]:
+            self.confinement.apply("exec", memory, cpu, cgroup=True)
 
-        child = self.fork_child(setup)
-        if child is None:
-            return
-        pid, in_w, readers = child
-        if pid == 0:
-            _run_program(self.code)
-        self.supervise(pid, started, header, stdin, in_w, readers)
+            def execute() -> None:
+                try:
+                    os.execve(argv[0], argv, env)  # noqa: S606 - inside the sandbox, confined
+                except OSError as exc:
+                    os.write(2, f"cannot execute {argv[0]}: {exc.strerror}\n".encode())
+                os._exit(127)
 
-    def fork_child(self, setup: Callable[[], None]) -> tuple[int, int, list[int]] | None:
-        """Fork a child with pipes for its standard streams and, on descriptor 3, a pipe that
-        only says its setup is done; the child places them, runs ``setup`` (its limits and
-        filter), says so, and returns ``(0, -1, [])`` to run what it was forked for.
+            return execute
 
-        Returns (pid, the stdin writer, the stdout / stderr / ready readers) in the parent, or
-        None when the fork failed (reported as ``spawn_failed``).
-        """
-        pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, ready
-        (in_r, in_w), (out_r, out_w), (err_r, err_w), (ready_r, ready_w) = pipes
+        self.task(header, started, stdin, setup, before_end)
+
+    def task(
+        self,
+        header: dict[str, Any],
+        started: float,
+        stdin: int,
+        setup: Callable[[], Callable[[], None]],
+        before_end: Callable[[str, int], dict[str, Any]] | None = None,
+    ) -> None:
+        """Run one task: a fresh scratch directory (unless the caller filled one), a child with
+        a random PID that places its streams, confines itself (``setup``) and says so, then runs
+        what ``setup`` returned; supervise it; end every process of the task; report."""
+        pipes = [os.pipe() for _ in range(3)]  # stdout, stderr, ready
+        (out_r, out_w), (err_r, err_w), (ready_r, ready_w) = pipes
+        if stdin < 0:
+            stdin = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            own_stdin = True
+        else:
+            own_stdin = False
+        self.pids.choose()
         try:
             pid = os.fork()
         except OSError as exc:
             for pair in pipes:
                 for fd in pair:
                     os.close(fd)
+            if own_stdin:
+                os.close(stdin)
             said = str(exc).encode()
             self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
-            return None
+            return
         if pid == 0:
             try:
-                placed = {0: in_r, 1: out_w, 2: err_w, _READY_FD: ready_w}
-                _place(placed, orphan_guard=not self.own_pid_namespace)
-                setup()
+                placed = {0: stdin, 1: out_w, 2: err_w, _READY_FD: ready_w}
+                place({**placed, **self.confinement.slots()}, orphan_guard=not self.own_namespace)
+                then = setup()
                 os.write(_READY_FD, b"R")
                 os.close(_READY_FD)
             except BaseException as exc:
                 _setup_failed(2, exc)
-            return 0, -1, []
-        for fd in (in_r, out_w, err_w, ready_w):
+            then()
+            os._exit(0)
+        for fd in (out_w, err_w, ready_w):
             os.close(fd)
-        return pid, in_w, [out_r, err_r, ready_r]
+        if own_stdin:
+            os.close(stdin)
+        self.supervise(pid, started, header, [out_r, err_r, ready_r], before_end)
 
     def supervise(
         self,
         pid: int,
         started: float,
         header: dict[str, Any],
-        stdin: bytes,
-        in_w: int,
         readers: list[int],
-        before_wipe: Any = None,
+        before_end: Callable[[str, int], dict[str, Any]] | None,
     ) -> None:
-        """Feed stdin, collect the streams (capped), wait for the exit or the deadline, clean up.
+        """Collect the streams (capped) into memory files, wait for the exit or a limit, end
+        the task, report.
 
-        ``before_wipe(how, status)``, when given, runs once every process of the task is gone
-        and before the scratch directory is emptied (a build keeps its output there); what it
+        ``before_end(how, status)``, when given, runs once every process of the task is gone and
+        before the scratch directory goes (a build keeps its output from there); what it
         returns is added to the report.
 
         From the task's ``header``: ``timeout_s``, the wall-clock deadline; ``output_bytes``,
@@ -1183,28 +893,22 @@ class Zygote:
         deadline = started + float(header["timeout_s"])
         cpu_limit = _cpu_limit(header)
         output_bytes = _output_bytes(header) or self.output_bytes
-        reaped_before = _children_cpu()
+        reaped_before = children_cpu()
         tree_cpu = 0.0
         probe = [pid]
         probe_end: tuple[int, Any] | None = None  # the main process's end, when a look reaped it
         next_watch = time.monotonic() + _CPU_WATCH_S
-        data: list[list[bytes]] = [[] for _ in readers]
-        sizes = [0] * len(readers)
+        sinks = [_memfd("stdout"), _memfd("stderr"), _memfd("ready")]
+        sizes = [0, 0, 0]
         slot = {fd: i for i, fd in enumerate(readers)}
         pidfd = os.pidfd_open(pid)
         poller = select.poll()
         for fd in readers:
             poller.register(fd, select.POLLIN)
         poller.register(pidfd, select.POLLIN)
-        pending = memoryview(stdin)
-        if pending:
-            os.set_blocking(in_w, False)
-            poller.register(in_w, select.POLLOUT)
-        else:
-            os.close(in_w)
-            in_w = -1
         open_readers = len(readers)
         how, status = "exited", -1
+        usage: Any = None
         while open_readers or status < 0:
             now = time.monotonic()
             left = deadline - now
@@ -1226,24 +930,20 @@ class Zygote:
                     poller.unregister(pidfd)
                     status, usage = probe_end or os.wait4(pid, 0)[1:]
                     self.kill_strays(pid)  # its leftovers would hold the pipes open
-                elif fd == in_w:
-                    pending = self.feed(in_w, pending)
-                    if not pending:
-                        poller.unregister(in_w)
-                        os.close(in_w)
-                        in_w = -1
-                else:
-                    chunk = os.read(fd, 1 << 16)
-                    i = slot[fd]
-                    if not chunk:
-                        poller.unregister(fd)
-                        open_readers -= 1
-                        continue
-                    sizes[i] += len(chunk)
-                    if sizes[i] > output_bytes:
-                        how = "output_limit"
-                        break
-                    data[i].append(chunk)
+                    continue
+                i = slot[fd]
+                try:
+                    moved = os.splice(fd, sinks[i], 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not moved:
+                    poller.unregister(fd)
+                    open_readers -= 1
+                    continue
+                sizes[i] += moved
+                if sizes[i] > output_bytes:
+                    how = "output_limit"
+                    break
             if how != "exited":
                 break
         if status < 0:
@@ -1252,13 +952,12 @@ class Zygote:
                 os.kill(pid, signal.SIGKILL)
             status, usage = probe_end or os.wait4(pid, 0)[1:]
         elapsed = time.monotonic() - started
-        self.reap()
-        for fd in [*readers, pidfd, in_w]:
-            if fd >= 0:
-                os.close(fd)
+        self.reap_all()
+        for fd in [*readers, pidfd]:
+            os.close(fd)
         cpu = usage.ru_utime + usage.ru_stime
-        if self.own_pid_namespace:  # every process of the task was ours to reap
-            cpu = max(cpu, _children_cpu() - reaped_before)
+        if self.own_namespace:  # every process of the task was ours to reap
+            cpu = max(cpu, children_cpu() - reaped_before)
         report: dict[str, Any] = {
             "op": "done",
             "how": how,
@@ -1266,202 +965,30 @@ class Zygote:
             "cpu_s": max(cpu, tree_cpu),
             "maxrss_kb": usage.ru_maxrss,
         }
-        if before_wipe is not None:
-            report.update(before_wipe(how, status))
-        self.clean_up(report)
-        blobs = [b"".join(chunks) for chunks in data]
+        if before_end is not None:
+            report.update(before_end(how, status))
+        self.drop_scratch()
         if os.WIFSIGNALED(status):
             report["signal"] = signal.Signals(os.WTERMSIG(status)).name
             if how == "exited":
                 report["how"] = "signaled"
         else:
             report["code"] = os.WEXITSTATUS(status)
-        report["lens"] = [len(b) for b in blobs]
-        self.send(report, b"".join(blobs))
-
-    # -- programs of any language: a build, then executions of what it made --
-
-    def build(self, header: dict[str, Any], blob: bytes) -> None:
-        """Write the source files into the empty scratch directory, run the build command there
-        (a compiler; none for a script), and keep in memory what it made that matches ``keep``.
-
-        The kept files are the *image*: every ``exec`` starts from an empty scratch directory
-        with the image written back, so a run sees the build's output and never a file an
-        earlier run wrote (or changed, the binary included).
-        """
-        started = time.monotonic()
-        self.end_session()
-        self.code = self.entry = None
-        self.image = None
-        if self.refused():
-            return
-        if not self.placed(lambda: self.write_files(header.get("files") or [], blob)):
-            return
-        keep = [str(k) for k in header.get("keep") or []]
-        cap = int(header.get("image_bytes") or 64 << 20)
-
-        def snapshot(how: str, status: int) -> dict[str, Any]:
-            if how != "exited" or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-                return {}
-            image, problem = self.collect(keep, cap)
-            if problem:
-                return {"image_error": problem}
-            self.image = image
-            return {"image_files": sorted(name for name, _, _ in image)}
-
-        argv = header.get("argv")
-        if not argv:  # nothing to build: the sources are the image
-            self.send_done(snapshot("exited", 0), started)
-            return
-        self.spawn(header, b"", started, before_wipe=snapshot)
-
-    def exec(self, header: dict[str, Any], stdin: bytes) -> None:  # sandbox: runs a built program
-        """Execute a command (the built binary, or an interpreter on the kept script) in a fresh
-        scratch directory holding the image and ``files``, on ``stdin``."""
-        started = time.monotonic()
-        if self.image is None:
-            self.send({"op": "done", "how": "not_loaded", "lens": [0, 0, 0]})
-            return
-        self.end_session()
-        if self.refused():
-            return
-        image = self.image
-        split = int(header.get("stdin_len", len(stdin)))
-
-        def place() -> None:
-            for name, mode, data in image:
-                self.write_file(name, data, mode)
-            self.write_files(header.get("files") or [], stdin[split:])
-
-        if self.placed(place):
-            self.spawn(header, stdin[:split], started)
-
-    def send_image(self) -> None:
-        """The image of the last build, to the harness, which may keep it for an identical build
-        (``install``). Only bytes the build left cross; nothing here reads or runs them."""
-        image = self.image or []
-        files = [[name, mode, len(data)] for name, mode, data in image]
-        self.send({"op": "image", "files": files}, b"".join(data for _, _, data in image))
-
-    def install(self, header: dict[str, Any], blob: bytes) -> None:
-        """Take an image the harness kept from an earlier build of the very same inputs, in
-        place of building again: ``files`` is ``[[name, mode, length], ...]``, the bytes one
-        after the other in ``blob``. Nothing runs and nothing is written until an ``exec``,
-        which writes it into an emptied scratch directory as it would a fresh build's."""
-        started = time.monotonic()
-        self.end_session()
-        self.code = self.entry = None
-        self.image = None
-        image: list[tuple[str, int, bytes]] = []
-        start = 0
-        try:
-            for name, mode, length in header.get("files") or []:
-                name, length = str(name), int(length)
-                if not name or "/" in name or name in (".", "..") or length < 0:
-                    raise ValueError(f"not a plain file name: {name!r}")
-                image.append((name, int(mode) & 0o755, blob[start : start + length]))
-                start += length
-        except (TypeError, ValueError) as exc:
-            said = f"cannot take the image: {exc}".encode()
-            self.send({"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}, said)
-            return
-        self.image = image
-        self.send_done({"image_files": sorted(name for name, _, _ in image)}, started)
-
-    def placed(self, write: Any) -> bool:
-        """Run ``write`` (files into the scratch directory); on failure report it and say so."""
-        try:
-            write()
-        except (OSError, ValueError) as exc:
-            said = f"cannot write the task's files: {exc}".encode()
-            header = {"op": "done", "how": "spawn_failed", "lens": [0, len(said), 0]}
-            self.clean_up(header)
-            self.send(header, said)
-            return False
-        return True
-
-    def spawn(
-        self, header: dict[str, Any], stdin: bytes, started: float, before_wipe: Any = None
-    ) -> None:
-        """Fork a child that execs ``argv`` in the scratch directory with its own limits."""
-        timeout_s = float(header["timeout_s"])
-        argv = [str(a) for a in header["argv"]]
-        env = {str(k): str(v) for k, v in (header.get("env") or {}).items()}
-        memory = dict(header.get("memory") or {})
-
-        def setup() -> None:
-            _limit_memory(memory)
-            _limit_cpu(float(header.get("cpu_s") or timeout_s))
-            if self.exec_filter is not None:
-                self.exec_filter.install()
-
-        child = self.fork_child(setup)
-        if child is None:
-            return
-        pid, in_w, readers = child
-        if pid == 0:
-            try:
-                os.execve(argv[0], argv, env)  # noqa: S606 - inside the sandbox, confined
-            except OSError as exc:
-                os.write(2, f"cannot execute {argv[0]}: {exc.strerror}\n".encode())
-            os._exit(127)
-        self.supervise(pid, started, header, stdin, in_w, readers, before_wipe)
+        kept = [min(size, output_bytes) for size in sizes]
+        report["lens"] = kept
+        head = _encode(report).encode("utf-8")
+        _write_all(self.data_out, _HEAD.pack(len(head), sum(kept)) + head)
+        for fd, size in zip(sinks, kept, strict=True):
+            if size:
+                splice_exact(fd, self.data_out, size, offset=0)
+            os.close(fd)
 
     def send_done(self, extra: dict[str, Any], started: float) -> None:
         """The report of a task that ran nothing (a build with no build command)."""
+        self.drop_scratch()
         header = {"op": "done", "how": "exited", "code": 0, "lens": [0, 0, 1]}
         header["elapsed_s"] = time.monotonic() - started
-        self.clean_up(header)
         self.send({**header, **extra}, b"R")
-
-    def write_files(self, files: list[Any], blob: bytes) -> None:
-        """``files`` is ``[[name, length], ...]``, their bytes one after the other in ``blob``."""
-        start = 0
-        for name, length in files:
-            self.write_file(str(name), blob[start : start + int(length)], 0o644)
-            start += int(length)
-
-    def write_file(self, name: str, data: bytes, mode: int) -> None:
-        if not name or "/" in name or name in (".", ".."):
-            raise ValueError(f"not a plain file name: {name!r}")
-        fd = os.open(os.path.join(self.scratch, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        try:
-            _write_all(fd, data)
-        finally:
-            os.close(fd)
-
-    def collect(self, keep: list[str], cap: int) -> tuple[list[tuple[str, int, bytes]], str]:
-        """The regular files at the top of the scratch directory whose names match ``keep``."""
-        import fnmatch
-
-        image: list[tuple[str, int, bytes]] = []
-        total = 0
-        with os.scandir(self.scratch) as entries:
-            for entry in entries:
-                if not any(fnmatch.fnmatchcase(entry.name, k) for k in keep):
-                    continue
-                if not entry.is_file(follow_symlinks=False):
-                    continue
-                total += entry.stat(follow_symlinks=False).st_size
-                if total > cap:
-                    return [], f"the build's output is larger than {cap} bytes"
-                with open(entry.path, "rb") as handle:
-                    data = handle.read(cap + 1)
-                image.append((entry.name, entry.stat().st_mode & 0o755, data))
-        if not image:
-            return [], "the build made none of the files it should have: " + ", ".join(keep)
-        return image, ""
-
-    @staticmethod
-    def feed(fd: int, pending: memoryview) -> memoryview:
-        try:
-            return pending[os.write(fd, pending[: 1 << 16]) :]
-        except BlockingIOError:
-            return pending
-        except OSError:  # the program closed its stdin: the rest is not wanted
-            return pending[:0]
-
-    # -- cleaning up --
 
     def tree_cpu(
         self, pid: int, reaped_before: float, probe: list[int]
@@ -1470,14 +997,14 @@ class Zygote:
         when this look reaped it.
 
         As PID 1 of a private PID namespace, the task's processes are the only others, each
-        given a higher PID than the one before: the zygote first reaps the orphans that ended
-        (their time then counts among its children's), then adds the main process's clock,
-        the clocks of live processes up to a little past the highest PID seen (``probe`` keeps
-        it), and what it reaped since the task started. Otherwise, the main process's own
-        clock (the per-process ``RLIMIT_CPU`` bounds the others). Either way, what a process's
+        given a higher PID than the one before: first reap the orphans that ended (their time
+        then counts among this process's children's), then add the main process's clock, the
+        clocks of live processes up to a little past the highest PID seen (``probe`` keeps it),
+        and what was reaped since the task started. Otherwise, the main process's own clock
+        (the per-process ``RLIMIT_CPU`` bounds the others). Either way, what a process's
         children used once they are reaped shows in the exact count taken at the end."""
-        if not self.own_pid_namespace:
-            return _process_cpu(pid) or 0.0, None
+        if not self.own_namespace:
+            return process_cpu(pid) or 0.0, None
         main_end = None
         while True:
             try:
@@ -1488,10 +1015,10 @@ class Zygote:
                 break
             if done == pid:
                 main_end = (status, usage)
-        total = (_process_cpu(pid) or 0.0) + _children_cpu() - reaped_before
+        total = (process_cpu(pid) or 0.0) + children_cpu() - reaped_before
         top = probe[0] + _PID_PROBE
         for other in range(max(pid + 1, top - _PID_WINDOW), top + 1):
-            used = _process_cpu(other)
+            used = process_cpu(other)
             if used is not None:
                 total += used
                 probe[0] = max(probe[0], other)
@@ -1499,157 +1026,233 @@ class Zygote:
 
     def kill_strays(self, pid: int) -> None:
         """Kill what a task left behind: as PID 1 of a private PID namespace, every other process
-        in the sandbox (those that left the task's process group included); otherwise the
-        task's process group."""
+        in it (those that left the task's process group included); otherwise the task's process
+        group."""
         try:
-            if self.own_pid_namespace:
+            if self.own_namespace:
                 os.kill(-1, signal.SIGKILL)  # never reaches PID 1 itself
             else:
                 os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
 
-    def reap(self) -> None:
-        """Collect every dead child (orphans are re-parented to PID 1, i.e. to us)."""
+    def reap_all(self) -> None:
+        """Wait until every process of the task is gone (orphans are re-parented to PID 1, us)."""
         while True:
             try:
-                done, _ = os.waitpid(-1, os.WNOHANG)
+                done, _ = os.waitpid(-1, 0 if self.own_namespace else os.WNOHANG)
             except ChildProcessError:
                 return
             if done == 0:
-                if not self.own_pid_namespace:
-                    return
-                time.sleep(0.0005)  # killed, not yet dead
-
-    def wipe_scratch(self) -> str:
-        """Empty the scratch directory and put its own attributes back as they were at start (a
-        file, a mode, a time or an extended attribute left by one task could be a counter the
-        next one reads). Returns "" when that is done, else why not: a task must then not run
-        in it (the harness restarts the sandbox, a fresh tmpfs)."""
-        try:
-            _empty_tree(self.scratch_fd, _Budget(self.wipe_s, self.wipe_wall_s))
-            _restore_root(self.scratch_fd, self.scratch_mode, self.scratch_xattrs)
-        except (OSError, TimeoutError) as exc:
-            return f"{type(exc).__name__}: {exc}"
-        return ""
-
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_WIPE_CHECK_EVERY = 256  # entries removed between two looks at the clock
-
-
-class _Budget:
-    """``cpu_s`` of this process's CPU time from now, and ``wall_s`` of the clock on the wall.
-
-    The wipe's cost is the zygote's own work (system calls, counted in its CPU time), so a
-    loaded machine does not make a task's leftovers a ``violation``; the wall-clock bound only
-    stops a wipe that gets no CPU at all."""
-
-    def __init__(self, cpu_s: float, wall_s: float) -> None:
-        self.cpu_end = time.process_time() + cpu_s
-        self.wall_end = time.monotonic() + max(wall_s, cpu_s)
-
-    def spent(self) -> bool:
-        return time.process_time() > self.cpu_end or time.monotonic() > self.wall_end
-
-
-def _empty_tree(root: int, budget: _Budget) -> None:
-    """Remove everything below the directory ``root`` (an open descriptor), whatever its
-    permissions, depth, names or symlinks; ``TimeoutError`` once ``budget`` is spent.
-
-    Nothing else runs in the sandbox meanwhile (every process of the task is dead), so the
-    tree cannot change under it. Every step is relative to an open directory (``dir_fd``),
-    never a path: a name is only ever looked up in the directory that holds it, no symlink is
-    followed (a symlink is unlinked, ``O_NOFOLLOW`` refuses to enter one), and a path's length
-    does not matter. It walks down one directory at a time and back up through ``..``, holding
-    two descriptors at any depth and no list of the tree, so neither a deep tree nor a wide
-    one runs it out of descriptors, stack or memory. Each directory is made readable,
-    writable and searchable before it is emptied, as its owner may: a ``chmod 000`` cannot
-    refuse the cleanup.
-    """
-    mode = stat.S_IMODE(os.fstat(root).st_mode)
-    if mode & 0o700 != 0o700:
-        os.fchmod(root, mode | 0o700)
-    fd, depth, removed = os.dup(root), 0, 0
-    try:
-        while True:
-            os.lseek(fd, 0, os.SEEK_SET)  # a fresh listing: what was removed is gone from it
-            below, seen = None, 0
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    seen += 1
-                    removed += 1
-                    if removed % _WIPE_CHECK_EVERY == 0 and budget.spent():
-                        raise TimeoutError("the scratch directory took too long to empty")
-                    if not entry.is_dir(follow_symlinks=False):
-                        os.unlink(entry.name, dir_fd=fd)
-                        continue
-                    try:
-                        os.rmdir(entry.name, dir_fd=fd)
-                    except OSError as exc:
-                        if exc.errno != errno.ENOTEMPTY:
-                            raise
-                        below = entry.name
-                        break
-            if below is not None:  # empty it first
-                child = _enter(fd, below)
-                os.close(fd)
-                fd, depth = child, depth + 1
-            elif seen:  # removed something: list again until a listing comes back empty
-                continue
-            elif depth:  # empty: back up, where the next listing removes it
-                parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd, depth = parent, depth - 1
-            else:
                 return
-    finally:
-        os.close(fd)
 
 
-def _enter(parent: int, name: str) -> int:
-    """The subdirectory ``name`` of ``parent``, opened (never through a symlink) and made
-    readable, writable and searchable by its owner: us, as every file of the sandbox."""
-    try:
-        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-    except PermissionError:  # not readable: a plain directory (it was listed as one) to chmod
-        if not stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
-            raise
-        os.chmod(name, 0o700, dir_fd=parent)
-        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-    mode = stat.S_IMODE(os.fstat(fd).st_mode)
-    if mode & 0o700 != 0o700:
-        os.fchmod(fd, mode | 0o700)
-    return fd
+# -- the root -------------------------------------------------------------------------------------
 
 
-def _restore_root(root: int, mode: int, xattrs: dict[str, bytes]) -> None:
-    """Give the emptied directory ``root`` back its mode and extended attributes as they were
-    at start, and the current time as its times (the ones a task set could carry a number)."""
-    if stat.S_IMODE(os.fstat(root).st_mode) != mode:
-        os.fchmod(root, mode)
-    now = _xattrs(root)
-    for name in now:
-        if name not in xattrs:
-            os.removexattr(root, name)
-    for name, value in xattrs.items():
-        if now.get(name) != value:
-            os.setxattr(root, name, value)
-    os.utime(root)
+class Root:
+    """The loop of one-byte commands; every child forked from the same frame, with the same
+    memory up to random numbers (see the module's docstring)."""
 
+    def __init__(
+        self,
+        config: dict[str, Any],
+        confinement: Confinement,
+        pids: PidChooser,
+        reaper: Reaper,
+        channels: dict[str, int],
+        own_namespace: bool,
+    ) -> None:
+        self.config = config
+        self.confinement = confinement
+        self.pids = pids
+        self.reaper = reaper
+        self.ctl_in = channels["ctl_in"]
+        self.ctl_out = channels["ctl_out"]
+        self.data_in = channels["data_in"]
+        self.data_out = channels["data_out"]
+        self.fd_socket = socket.socket(fileno=channels["fd_socket"])
+        self.fd_socket.set_inheritable(False)
+        self.rights = (socket.SOL_SOCKET, socket.SCM_RIGHTS)
+        self.creds = (socket.SOL_SOCKET, socket.SCM_CREDENTIALS)
+        self.ids = (os.getuid(), os.getgid())
+        self.own_namespace = own_namespace
+        self.current = 0
+        self.supervising = False
+        self.no_report = bytes(len(reaper.report))
 
-def _xattrs(fd: int) -> dict[str, bytes]:
-    """The extended attributes of ``fd`` (none where the file system has none)."""
-    try:
-        names = os.listxattr(fd)
-    except OSError as exc:
-        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
-            return {}
-        raise
-    return {name: os.getxattr(fd, name) for name in names}
+    def serve(self) -> None:
+        command = bytearray(1)
+        view = memoryview(command)
+        while True:
+            try:
+                if os.readv(self.ctl_in, [view]) == 0:
+                    break
+            except InterruptedError:
+                continue
+            op = command[0]
+            if op == 83:  # S
+                self.session()
+            elif op == 80:  # P
+                self.supervisor()
+            elif op == 75:  # K
+                self.kill()
+            elif op == 63:  # ?
+                os.write(self.ctl_out, b"!")
+            elif op == 88:  # X
+                break
+            self.reaper.reap()
+        self.end()
+
+    def end(self) -> None:
+        """Kill the current child without waiting (the reaper collects it)."""
+        if self.current:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.current, signal.SIGKILL)
+            self.current = 0
+
+    def kill(self) -> None:
+        """Kill the current child, wait for it, and say how it died (20 bytes from the
+        reaper's buffer: code, pid, uid, status; zeros when there was none)."""
+        if not self.current:
+            os.write(self.ctl_out, self.no_report)
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.current, signal.SIGKILL)
+        if self.reaper.wait(self.current):
+            os.write(self.ctl_out, self.reaper.report)
+        else:
+            os.write(self.ctl_out, self.no_report)
+        self.reaper.clear()
+        self.current = 0
+
+    def session(self) -> None:
+        """Fork a call session and hand its pipes to the harness, with its PID as credentials
+        (which the kernel turns into the harness's own view of it: the harness reads the
+        session's CPU time there)."""
+        self.end()
+        if self.supervising:  # a task's processes may still hold memory: wait them out
+            self.settle()
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        self.pids.choose()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (req_r, req_w, resp_r, resp_w):
+                os.close(fd)
+            self.fd_socket.sendmsg([b"F"])
+            return
+        if pid == 0:
+            _session(self.confinement, req_r, resp_w)
+        os.close(req_r)
+        os.close(resp_w)
+        try:
+            fds = struct.pack("2i", req_w, resp_r)
+            ancillary = [(*self.rights, fds)]
+            if self.own_namespace:
+                ancillary.append((*self.creds, struct.pack("3i", pid, *self.ids)))
+            self.fd_socket.sendmsg([b"S" + struct.pack("i", pid)], ancillary)
+        except OSError:
+            self.fd_socket.sendmsg([b"S" + struct.pack("i", pid)], [(*self.rights, fds)])
+        finally:
+            os.close(req_w)  # from now on only the harness and the session hold them
+            os.close(resp_r)
+        self.current = pid
+
+    def supervisor(self) -> None:
+        """Fork the supervisor of a program, in PID and mount namespaces of its own."""
+        self.end()
+        self.settle()
+        self.pids.choose()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.write(self.ctl_out, b"f")
+            return
+        if pid == 0:
+            self.become_supervisor()
+        self.current = pid
+        self.supervising = True
+        os.write(self.ctl_out, b"p")
+
+    def settle(self) -> None:
+        """Wait until every child (and what the last supervisor left to us) is gone: no task's
+        process may still hold memory of the task cgroup when the next one starts."""
+        while self.reaper.wait_any():
+            pass
+        self.supervising = False
+
+    def become_supervisor(self) -> None:
+        """In the forked child: the supervisor, never returning."""
+        try:
+            gc.enable()
+            os.close(self.ctl_in)
+            os.close(self.ctl_out)
+            self.fd_socket.close()
+            own = self.own_namespace
+            if own:
+                become_init_of_new_namespaces(CLONE_NEWPID | CLONE_NEWNS)
+                make_mounts_private()
+            Supervisor(
+                self.config,
+                self.confinement,
+                self.pids,
+                self.data_in,
+                self.data_out,
+                own_namespace=own,
+            ).serve()
+        finally:
+            os._exit(0)
 
 
 # -- start-up -------------------------------------------------------------------------------------
+
+
+def _isolate_natively(config: dict[str, Any]) -> None:
+    """The fallback when bubblewrap is absent: new user, PID, network, mount, IPC and UTS
+    namespaces, every mount of the host read-only, a fresh ``/proc``, a private tmpfs scratch
+    directory, an empty read-only tmpfs over each third-party package directory
+    (``hidden_dirs``); every capability dropped but ``CAP_SYS_ADMIN`` in this user namespace,
+    which the root keeps to give each task its own PID, mounts and scratch.
+
+    The masks are mounts of this mount namespace, made before any child enforces Landlock, so
+    a rule on the interpreter's prefix allows reading the empty masks and nothing beneath
+    them; no child keeps a capability (and ``umount`` is killed by every child's filter), so no
+    task can lift them.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    flags = (
+        CLONE_NEWUSER
+        | CLONE_NEWNS
+        | CLONE_NEWPID
+        | CLONE_NEWNET
+        | CLONE_NEWIPC
+        | CLONE_NEWUTS
+        | CLONE_NEWCGROUP
+    )
+    unshare(flags)
+    map_ids(config["inner_uid"], uid, config["inner_gid"], gid)
+    become_init_of_new_namespaces(0)
+    scratch = config["scratch"]
+    make_mounts_private()
+    read_only_everywhere()
+    mount_tmpfs(scratch, config["scratch_mb"])
+    mount_proc()
+    for path in config.get("hidden_dirs") or []:
+        mount_tmpfs(path, 0, read_only=True)
+    sethostname(b"sandbox")
+
+
+def _nest() -> None:
+    """Inside bubblewrap: a user, PID and mount namespace of the sandbox's own, so the root
+    holds ``CAP_SYS_ADMIN`` there (never in bubblewrap's) and is PID 1 of its own PID
+    namespace. The same uid and gid inside as outside."""
+    uid, gid = os.getuid(), os.getgid()
+    unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)
+    map_ids(uid, uid, gid, gid)
+    become_init_of_new_namespaces(0)
+    make_mounts_private()
 
 
 def _status_fields() -> dict[str, str]:
@@ -1658,22 +1261,11 @@ def _status_fields() -> dict[str, str]:
         with open("/proc/self/status") as handle:
             for line in handle:
                 key, _, value = line.partition(":")
-                if key in ("CapEff", "CapBnd", "NoNewPrivs", "Seccomp", "Uid", "Gid"):
+                if key in ("CapEff", "CapPrm", "CapBnd", "NoNewPrivs", "Seccomp", "Uid", "Gid"):
                     fields[key] = value.strip()
     except OSError:
         pass
     return fields
-
-
-def namespaces() -> dict[str, str]:
-    """This process's namespace identities (``user:[4026531837]``...), to compare with another's."""
-    out = {}
-    for name in ("user", "pid", "net", "mnt", "ipc", "uts"):
-        try:
-            out[name] = os.readlink(f"/proc/self/ns/{name}")
-        except OSError:
-            out[name] = ""
-    return out
 
 
 def _in_child(attempt: Any) -> int:
@@ -1686,6 +1278,30 @@ def _in_child(attempt: Any) -> int:
             code = 99
         os._exit(code)
     return os.waitpid(pid, 0)[1]
+
+
+def _child_status() -> dict[str, str]:
+    """What a task's process sees of itself once it has dropped its capabilities."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_end)
+            drop_all_capabilities()
+            os.write(write_end, json.dumps(_status_fields()).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    data = b""
+    while chunk := os.read(read_end, 4096):
+        data += chunk
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    try:
+        fields = json.loads(data)
+    except ValueError:
+        return {}
+    return fields if isinstance(fields, dict) else {}
 
 
 def _packages_hidden(paths: list[str]) -> bool:
@@ -1705,7 +1321,7 @@ def _killed_by_seccomp(status: int) -> bool:
 
 def _try_connect() -> int:
     """10 when a TCP connect fails at once for want of a network (or permission)."""
-    import socket
+    import errno
 
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -1716,18 +1332,18 @@ def _try_connect() -> int:
     return 12
 
 
-def _try_personality() -> int:
-    """A harmless query the base filter kills for (5 if it did not)."""
-    _libc.personality(0xFFFFFFFF)
+def _try_ptrace() -> int:
+    """A call the base rules kill for (5 if they did not)."""
+    import ctypes
+
+    ctypes.CDLL(None).ptrace(0, 0, 0, 0)  # PTRACE_TRACEME
     return 5
 
 
-def _try_socket(extra: _Filter | None) -> Any:
+def _try_socket(extra: Filter | None) -> Any:
     """Under ``extra``, open a TCP socket: 5 if it opened, 6 if it was refused."""
 
     def attempt() -> int:
-        import socket
-
         if extra is not None:
             extra.install()
         try:
@@ -1739,7 +1355,7 @@ def _try_socket(extra: _Filter | None) -> Any:
     return attempt
 
 
-def _try_fork(function_filter: _Filter) -> Any:
+def _try_fork(function_filter: Filter) -> Any:
     def attempt() -> int:
         function_filter.install()
         if os.fork() == 0:
@@ -1749,30 +1365,81 @@ def _try_fork(function_filter: _Filter) -> Any:
     return attempt
 
 
+def _try_join(cgroup: int) -> Any:
+    """10 when a child can join the tasks' memory cgroup (and it does, then ends)."""
+
+    def attempt() -> int:
+        os.write(cgroup, b"0")
+        return 10
+
+    return attempt
+
+
+def _try_namespaces(scratch: str, size_mb: int) -> int:
+    """10 when a child can do what a supervisor does: become PID 1 of a new PID namespace
+    with a mount namespace of its own, and mount a fresh tmpfs on the scratch directory."""
+
+    def inside() -> int:
+        unshare(CLONE_NEWPID | CLONE_NEWNS)
+        pid = os.fork()
+        if pid:
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        make_mounts_private()
+        mount_tmpfs(scratch, size_mb)
+        unmount(scratch)
+        os._exit(10 if os.getpid() == 1 else 11)
+
+    return os.waitstatus_to_exitcode(_in_child(inside))
+
+
 def main(argv: list[str]) -> int:
     config = json.loads(argv[0])
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != config["parent_pid"] and config["mode"] != "bwrap":
         return 1  # the harness is already gone
-    # the protocol moves off 0 and 1, which every child gets as its own streams
-    proto_in, proto_out = os.dup(0), os.dup(1)
-    for fd in (proto_in, proto_out):
+    # the data channel moves off 0 and 1, which every child gets as its own streams
+    channels = {
+        "data_in": os.dup(0),
+        "data_out": os.dup(1),
+        "ctl_in": int(config["ctl_in"]),
+        "ctl_out": int(config["ctl_out"]),
+        "fd_socket": int(config["fd_socket"]),
+    }
+    for fd in channels.values():
         os.set_inheritable(fd, False)
+    cgroup = int(config.get("cgroup_fd", -1))
+    if cgroup >= 0:
+        os.set_inheritable(cgroup, False)
     errors: list[str] = []
+    own_namespace = False
     if config["mode"] == "native":
         _isolate_natively(config)
+        own_namespace = True
+    elif config["mode"] == "bwrap":
+        try:
+            _nest()
+            own_namespace = True
+        except OSError as exc:
+            errors.append(f"namespaces of its own: {exc}")
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    _prctl(_PR_SET_NO_NEW_PRIVS, 1)  # inherited: no task can gain privileges through exec
-    _prctl(_PR_SET_DUMPABLE, 0)  # no /proc/<pid>/mem, no ptrace of the zygote
-    status = _status_fields()  # before Landlock, which hides /proc
+    prctl(PR_SET_NO_NEW_PRIVS, 1)  # inherited: no task can gain privileges through exec
+    prctl(PR_SET_DUMPABLE, 0)  # no /proc/<pid>/mem, no ptrace of the zygote
+    if own_namespace:
+        try:
+            drop_capabilities(keep=CAP_SYS_ADMIN)
+        except OSError as exc:
+            errors.append(f"capabilities: {exc}")
+    status = _status_fields()
     ns = namespaces()
-    landlock = 0
+    ruleset, landlock = -1, 0
     if config.get("landlock"):
         try:
-            landlock = _landlock(config["read_paths"], [config["scratch"]], config["file_rules"])
+            ruleset, landlock = landlock_ruleset(
+                config["read_paths"], [config["scratch"]], config["file_rules"]
+            )
         except OSError as exc:
             errors.append(f"landlock: {exc}")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as PID 1, a handler would let children signal us
@@ -1784,31 +1451,41 @@ def main(argv: list[str]) -> int:
             __import__(name)
         except Exception as exc:
             errors.append(f"preimport {name}: {exc}")
+    filters = {
+        kind: Filter(base64.b64decode(blob)) for kind, blob in (config.get("seccomp") or {}).items()
+    }
+    task_cgroup = cgroup >= 0 and _in_child(_try_join(cgroup)) == 10 << 8
+    if cgroup >= 0 and not task_cgroup:
+        os.close(cgroup)  # the tasks could not join it: none, and the harness says so
+        cgroup = -1
+    confinement = Confinement(filters, ruleset, cgroup)
     config["landlock_applied"] = landlock > 0
-    zygote = Zygote(config, proto_in, proto_out)
-    # what really holds, checked from inside: the network before the filter (so only the
+    pids = PidChooser(enabled=own_namespace)
+    # what really holds, checked from inside: the network before any filter (so only the
     # namespace or Landlock can be what stops it), then the filters themselves
     probe: dict[str, Any] = {
         "network_blocked": _in_child(_try_connect) == 10 << 8,
         "packages_hidden": _packages_hidden(config.get("hidden_dirs") or []),
+        "task_status": _child_status(),
+        "task_cgroup": task_cgroup,
     }
-    base = zygote.filters.get("base")
-    if base is not None:
+    if own_namespace:
+        probe["task_namespaces"] = _try_namespaces(config["scratch"], 1) == 10
+    root_filter = filters.pop("root", None)
+    if root_filter is not None:
         try:
-            base.install()  # every process of the sandbox inherits it
+            root_filter.install()  # every process of the sandbox inherits it
         except OSError as exc:
             errors.append(f"seccomp: {exc}")
-        program = zygote.program_filter
+        program, call = filters.get("program"), filters.get("function")
         probe["seccomp_enforced"] = (
             program is not None
-            and _killed_by_seccomp(_in_child(_try_personality))
+            and _killed_by_seccomp(_in_child(_try_ptrace))
             and _killed_by_seccomp(_in_child(_try_socket(program)))
-            and _in_child(_try_socket(zygote.exec_filter)) == 6 << 8
+            and _in_child(_try_socket(filters.get("exec"))) == 6 << 8
         )
-    if zygote.call_filter is not None:
-        probe["function_filter_enforced"] = _killed_by_seccomp(
-            _in_child(_try_fork(zygote.call_filter))
-        )
+        if call is not None:
+            probe["function_filter_enforced"] = _killed_by_seccomp(_in_child(_try_fork(call)))
     hello = {
         "op": "hello",
         "pid": os.getpid(),
@@ -1816,16 +1493,20 @@ def main(argv: list[str]) -> int:
         "status": status,
         "namespaces": ns,
         "landlock_abi": landlock,
-        "dumpable": _libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0),
+        "dumpable": dumpable(),
         "python": sys.version.split()[0],
+        "random_pids": bool(pids.ready),
         "errors": errors,
         **probe,
     }
+    reaper = Reaper()
+    root = Root(config, confinement, pids, reaper, channels, own_namespace)
+    _write_all(channels["data_out"], frame(hello))
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # nothing of ours goes to stderr after start-up
     gc.collect()
     gc.freeze()
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # nothing of ours goes to stderr after start-up
-    zygote.send(hello)
-    zygote.serve()
+    gc.disable()  # the loop makes no cycles; a collection would change what every child sees
+    root.serve()
     return 0
 
 

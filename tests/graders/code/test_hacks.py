@@ -74,11 +74,12 @@ def test_every_hack_fails_with_a_reason(humaneval, grader, task_id):
 
 
 @pytest.mark.shared_data
-def test_counters_pass_the_check_and_are_caught_by_the_replay(humaneval, grader):
+def test_counters_fail_in_the_secret_order(humaneval, grader):
     problem = humaneval["HumanEval/13"]
     hack = code_hacks(problem)["stateful counter"]
     grade = grader.grade(row(problem, hack))
-    assert grade.flags[0] == "order_dependent"  # not a wrong answer: the check itself passed
+    # the calls come in an order nobody wrote down: the counter's answers land on the wrong ones
+    assert grade.passed is False and grade.flags[0] in ("wrong_answer", "order_dependent")
     strict = load_grader("code", fresh_process_per_call=True)
     grade = strict.grade(row(problem, hack))
     assert not grade.passed  # a fresh process per call: the counter never moves

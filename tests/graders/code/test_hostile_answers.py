@@ -9,7 +9,7 @@ import pytest
 from truegrade.graders.code import CodeGrader
 from truegrade.graders.code._harness import values_match
 from truegrade.sandbox import PlainDataError, crowded, decode_value
-from truegrade.sandbox._zygote import MAX_COLLISIONS
+from truegrade.sandbox._codec import MAX_COLLISIONS
 
 
 @pytest.fixture(scope="module")

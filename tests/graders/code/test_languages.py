@@ -110,13 +110,14 @@ def test_a_livecodebench_functional_row_calls_the_method_of_class_solution(grade
     wrong = grader.grade(_functional_row(LEETCODE.replace("seen[target - x], i", "i, i")))
     assert wrong.passed is False and wrong.error is None
     assert "wrong_answer" in wrong.flags
-    # a new instance for every call: state kept on the class is caught by the replay
+    # a new instance for every call: state kept on the class is caught by the secret order
     counting = (
         "class Solution:\n    n = 0\n    def twoSum(self, nums, target):\n"
         "        Solution.n += 1\n        return [0, 1] if Solution.n == 1 else [1, 2]\n"
     )
     stateful = grader.grade(_functional_row(counting))
-    assert stateful.passed is False and "order_dependent" in stateful.flags
+    assert stateful.passed is False
+    assert {"order_dependent", "wrong_answer"} & set(stateful.flags)
 
 
 def test_a_livecodebench_functional_row_without_its_method_name_is_an_error(grader):

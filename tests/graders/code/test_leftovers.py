@@ -12,7 +12,7 @@ from tests.graders.code.toolchains import each_language
 from tests.sandbox.helpers import BWRAP
 from truegrade.exec import Engine
 from truegrade.graders.code import CodeGrader
-from truegrade.sandbox._zygote import landlock_abi
+from truegrade.sandbox._kernel import landlock_abi
 
 TESTS = [{"stdin": "1 2\n", "stdout": "3\n"}, {"stdin": "5 7\n", "stdout": "12\n"}]
 

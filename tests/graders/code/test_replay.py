@@ -1,11 +1,11 @@
-"""The replay that checks a pass for state: a program must not be able to tell it from the first
-pass, and one that does must still not be able to answer it.
+"""The order of the calls is a secret: a program that answers by its place in the session (a
+positional program: the n-th call gets the n-th expected value of the dataset, never computed)
+fails in every form of test, every time, and an honest program passes, its answers judged as the
+test judges them.
 
-Each attack below is a positional program: it answers the n-th call with the n-th expected value
-of the check, never computing anything, and uses one observable to decide that it is being
-replayed, where it shifts its answers by the order it expects. Before the replay order was a
-secret random draw (it was the first pass rotated by one), and before every session was started
-from the same place with one call per request, each of them passed.
+Calls known ahead (every call case; the literal calls a check starts with) are sent in one
+request in a secret order that moves an answer; calls a check makes as it runs are replayed in a
+fresh session in a secret order, and the check is run again on those answers.
 """
 
 from __future__ import annotations
@@ -15,19 +15,21 @@ import math
 import pytest
 
 from truegrade.graders.code import CodeGrader
-from truegrade.graders.code._harness import replay_order, replay_rounds
+from truegrade.graders.code._calls import Calls, replay_order, replay_rounds
+from truegrade.graders.code._harness import CodeKernel
+from truegrade.sandbox import SandboxConfig
 
 SQUARES = [(x, x * x) for x in range(1, 8)]
-CHECK = f"""
+LOOP_CHECK = f"""
 def check(candidate):
     for x, want in {SQUARES!r}:
         assert candidate(x) == want
 """
-CALLS_ONLY = """
-def check(candidate):
-    for x in range(6):
-        candidate(x)
-"""
+LITERAL_CHECK = "def check(candidate):\n" + "".join(
+    f"    assert candidate({x}) == {w}\n" for x, w in SQUARES
+)
+CASES = [{"args": [x], "expected": w} for x, w in SQUARES]
+REFERENCE = "def f(x):\n    return x * x\n"
 
 
 @pytest.fixture(scope="module")
@@ -35,122 +37,150 @@ def grader() -> CodeGrader:
     return CodeGrader.from_options({"call_timeout_s": 3, "program_timeout_s": 20})
 
 
-def _row(response: str, check: str = CHECK) -> dict:
-    return {"response": response, "reference": {"entry_point": "f", "check": check}}
+def _specs() -> dict[str, dict]:
+    """The same task in each form a row can state it."""
+    return {
+        "check with a loop": {"entry_point": "f", "check": LOOP_CHECK},
+        "check of literal asserts": {"entry_point": "f", "check": LITERAL_CHECK},
+        "call cases": {"entry_point": "f", "cases": CASES},
+        "cases with a reference": {
+            "entry_point": "f",
+            "cases": [{"args": [x]} for x, _ in SQUARES],
+            "expected_from": REFERENCE,
+        },
+    }
 
 
-_POSITIONAL = """
-EXPECTED = {expected!r}
+def _graded(grader: CodeGrader, response: str, form: str, copies: int = 1):
+    spec = _specs()[form]
+    return grader.grade_batch([{"response": response, "reference": spec} for _ in range(copies)])
+
+
+FORMS = ["check with a loop", "check of literal asserts", "call cases", "cases with a reference"]
+
+POSITIONAL = f"""
+EXPECTED = {[w for _, w in SQUARES]!r}
 calls = 0
-replaying = False
 
 def f(x):
-    global calls, replaying
-    replaying = replaying or replayed()
-    shift = 1 if replaying else 0  # the old replay: the first pass rotated by one
-    answer = EXPECTED[(calls + shift) % len(EXPECTED)]
+    global calls
+    answer = EXPECTED[calls % len(EXPECTED)]
     calls += 1
     return answer
 """
 
-DISTINGUISHERS = {
-    # the first pass's session used to be forked inside the zygote's `load`
-    "stack": """
-import sys
-def replayed():
-    frame = sys._getframe()
-    while frame is not None:
-        if frame.f_code.co_name == "load":
-            return False
-        frame = frame.f_back
-    return True
-""",
-    # the replay used to send every call in one request, visible in the session loop's frame
-    "request in the session loop's frame": """
-import sys
-def replayed():
-    frame = sys._getframe()
-    while frame is not None:
-        header = frame.f_locals.get("header")
-        if isinstance(header, dict) and len(header.get("calls", ())) > 1:
-            return True
-        frame = frame.f_back
-    return False
-""",
-    # the replay's calls are sent together: the request pipe holds the ones still to come
-    "bytes waiting on the request pipe": """
-import array, fcntl, termios
-def replayed():
-    waiting = array.array("i", [0])
-    fcntl.ioctl(3, termios.FIONREAD, waiting)
-    return waiting[0] > 0
-""",
-    # the zygote's bookkeeping: the replay's session is forked after the first pass's died
-    "the zygote's list of killed sessions": """
-import gc
-def replayed():
-    zygote = [o for o in gc.get_objects() if type(o).__name__ == "Zygote"]
-    return bool(zygote and zygote[0].dying)
-""",
-}
-
-
-def test_squares_check_passes_an_honest_program(grader):
-    assert grader.grade(_row("def f(x):\n    return x * x\n")).passed
-
-
-@pytest.mark.parametrize("observable", list(DISTINGUISHERS))
-def test_a_positional_program_that_tells_the_replay_apart_still_fails(grader, observable):
-    program = DISTINGUISHERS[observable] + _POSITIONAL.format(expected=[w for _, w in SQUARES])
-    grades = grader.grade_batch([_row(program) for _ in range(3)])
-    for grade in grades:
-        assert grade.error is None
-        # it is caught by the replay, or, where it cannot tell the passes apart any more and
-        # takes the first pass for the replay, by the check itself
-        assert grade.passed is False, grade.explanation
-        assert grade.flags[0] in ("order_dependent", "wrong_answer")
-
-
-_OBSERVER = """
-import gc, os, sys
+MEMO = """
+seen = {}
+EXPECTED = [1, 4, 9, 16, 25, 36, 49]
 
 def f(x):
-    frames = []
-    frame = sys._getframe(1)
-    while frame is not None:
-        local = {
-            name: repr(value)[:300]
-            for name, value in frame.f_locals.items()
-            if name not in ("answered", "record")  # the call's place in its session, as a counter
-        }
-        frames.append((frame.f_code.co_name, frame.f_lineno, sorted(local.items())))
-        frame = frame.f_back
-    zygote = [o for o in gc.get_objects() if type(o).__name__ == "Zygote"]
-    state = sorted((k, repr(v)[:300]) for k, v in vars(zygote[0]).items()) if zygote else None
-    descriptors = []
-    for fd in range(256):
-        try:
-            descriptors.append((fd, os.fstat(fd).st_mode))
-        except OSError:
-            pass
-    return repr((x, frames, state, descriptors, sorted(sys.modules), dict(os.environ)))
+    # hands out the dataset's answers in the order new arguments arrive
+    if x not in seen:
+        seen[x] = EXPECTED[len(seen)]
+    return seen[x]
 """
 
 
-def test_stack_frame_locals_zygote_state_descriptors_and_modules_are_the_same_in_both(grader):
-    """The program reports what it can see; the replay requires the same report for each call,
-    so the grade passes only if none of it differs between the first pass and the replay."""
-    grade = grader.grade(_row(_OBSERVER, CALLS_ONLY))
+@pytest.mark.parametrize("form", FORMS)
+def test_an_honest_program_passes_in_every_form(grader, form):
+    (grade,) = _graded(grader, "def f(x):\n    return x * x\n", form)
     assert grade.passed, grade.explanation
 
 
-def test_the_replay_order_is_a_fresh_draw_and_the_first_always_moves_an_answer():
+@pytest.mark.parametrize("program", [POSITIONAL, MEMO], ids=["counter", "memo"])
+@pytest.mark.parametrize("form", FORMS)
+def test_a_positional_program_fails_in_every_form_every_time(grader, form, program):
+    grades = _graded(grader, program, form, copies=6)
+    for grade in grades:
+        assert grade.error is None
+        assert grade.passed is False, grade.explanation
+        assert grade.flags[0] in ("order_dependent", "wrong_answer"), grade.flags
+
+
+RANDOM_ROOT = """
+import random
+
+def f(x):
+    # Newton's method from a random start: a correct answer that differs from run to run
+    guess = random.uniform(1.0, 100.0)
+    for _ in range(200):
+        guess = (guess + x * x / guess) / 2
+    return guess
+"""
+
+RANDOM_ORDER = """
+import random
+
+def f(x):
+    keys = list(range(x))
+    random.shuffle(keys)
+    return {k: k * k for k in keys}  # the same dict, filled in another order each time
+"""
+
+
+VARYING = {
+    "a root from a random start, within tolerance": (
+        RANDOM_ROOT,
+        "abs(candidate(x) - x) < 1e-6",
+    ),
+    "a dict filled in a random order": (
+        RANDOM_ORDER,
+        "candidate(x) == {k: k * k for k in range(x)}",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(VARYING))
+def test_an_honest_program_whose_answers_vary_passes_the_replay(grader, name):
+    # a loop: the calls are made in the check's order, so the replay runs, and the check judges
+    # the replay's answers as it judged the first pass's
+    program, condition = VARYING[name]
+    check = f"def check(candidate):\n    for x in range(1, 8):\n        assert {condition}\n"
+    (grade,) = grader.grade_batch(
+        [{"response": program, "reference": {"entry_point": "f", "check": check}}]
+    )
+    assert grade.passed, grade.explanation
+
+
+def _kernel(**options):
+    return CodeKernel(SandboxConfig(), call_timeout_s=3, program_timeout_s=20, **options)
+
+
+def _count_replays(monkeypatch) -> list[int]:
+    made: list[int] = []
+    real = Calls.replay
+
+    def counted(self):
+        made.append(len(self.log))
+        return real(self)
+
+    monkeypatch.setattr(Calls, "replay", counted)
+    return made
+
+
+@pytest.mark.parametrize(
+    ("form", "replays"),
+    [
+        ("check of literal asserts", 0),  # every call known ahead: sent in a secret order
+        ("call cases", 0),
+        ("check with a loop", 1),  # calls made as the check runs: replayed once
+    ],
+)
+def test_only_calls_made_in_the_tests_order_are_replayed(monkeypatch, form, replays):
+    made = _count_replays(monkeypatch)
+    spec = _specs()[form]
+    grade = _kernel()({"response": "def f(x):\n    return x * x\n", "tests": spec, "prompt": None})
+    assert grade["passed"], grade
+    assert len(made) == replays
+
+
+def test_the_order_of_a_request_is_a_fresh_draw_and_always_moves_an_answer():
     for count in range(9):
         assert sorted(replay_order(list(range(count)))) == list(range(count))
     draws = {tuple(replay_order([0, 1, 2, 3])) for _ in range(500)}
     assert len(draws) == 24  # every order comes up: not a fixed rotation
     answers = [True, True, False, True, True, True]
-    for _ in range(200):  # a counter answering in the first pass's order fails every time
+    for _ in range(200):  # a counter answering in the tests' order fails every time
         order = replay_order(answers, differ=True)
         assert [answers[i] for i in order] != answers
     assert replay_order([7, 7, 7], differ=True) in (
@@ -164,7 +194,7 @@ def test_the_replay_order_is_a_fresh_draw_and_the_first_always_moves_an_answer()
 
 
 def test_passes_with_few_arrangements_are_replayed_until_a_guess_is_unlikely():
-    assert replay_rounds([1, 2, 3]) == 1  # the default: one replay
+    assert replay_rounds([1, 2, 3]) == 1  # the default: one round
     assert replay_rounds([1, 1, 1], 20) == 1  # nothing to guess: every order gives the same
     assert replay_rounds([1, 2], 20) == 6  # 1 * 2**5 >= 20
     assert replay_rounds([1, 2, 3], 20) == 2  # 5 * 6
@@ -179,34 +209,28 @@ def test_passes_with_few_arrangements_are_replayed_until_a_guess_is_unlikely():
             assert (arrangements - 1) * arrangements ** (rounds - 1) >= odds
 
 
-def test_with_replay_odds_honest_programs_pass_and_counters_still_fail():
-    grader = CodeGrader.from_options({"replay_odds": 1000, "call_timeout_s": 3})
-    check = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
-    honest = grader.grade(_row("def f(x):\n    return x * x\n", check))
-    counter = grader.grade(
-        _row("n = 0\ndef f(x):\n    global n\n    n += 1\n    return [4, 9][n - 1]\n", check)
+@pytest.mark.parametrize("form", ["check of literal asserts", "call cases"])
+def test_with_replay_odds_a_short_shuffled_pass_gets_more_rounds(monkeypatch, form):
+    made = _count_replays(monkeypatch)
+    two = {
+        "check of literal asserts": {
+            "entry_point": "f",
+            "check": (
+                "def check(candidate):\n    assert candidate(2) == 4\n"
+                "    assert candidate(3) == 9\n"
+            ),
+        },
+        "call cases": {"entry_point": "f", "cases": CASES[1:3]},
+    }[form]
+    kernel = _kernel(replay_odds=1000)
+    honest = kernel({"response": "def f(x):\n    return x * x\n", "tests": two, "prompt": None})
+    assert honest["passed"], honest
+    assert len(made) == replay_rounds([b"4", b"9"], 1000) - 1  # the shuffled pass is one round
+    counter = kernel(
+        {
+            "response": "n = 0\ndef f(x):\n    global n\n    n += 1\n    return [4, 9][n - 1]\n",
+            "tests": two,
+            "prompt": None,
+        }
     )
-    assert honest.passed and counter.passed is False and counter.flags[0] == "order_dependent"
-
-
-LITERAL_CHECK = "def check(candidate):\n" + "".join(
-    f"    assert candidate({x})[0] == {w}\n" for x, w in SQUARES
-)
-LOOP_CHECK = CHECK.replace("candidate(x) == want", "candidate(x)[0] == want")
-
-
-@pytest.mark.parametrize("check", [LOOP_CHECK, LITERAL_CHECK], ids=["loop", "sent ahead"])
-def test_the_request_pipe_looks_the_same_to_the_replay_as_to_the_first_pass(grader, check):
-    """Whether calls wait on the request pipe when a session's first call comes tells the old
-    replay (sent all at once) from a first pass that sends one call at a time. A program reports
-    it with every answer; the replay sends its calls as the first pass did (ahead together, or
-    one by one), so the report is the same and the grade passes."""
-    program = DISTINGUISHERS["bytes waiting on the request pipe"] + (
-        "seen = None\n"
-        "def f(x):\n"
-        "    global seen\n"
-        "    if seen is None:\n"
-        "        seen = replayed()\n"
-        "    return [x * x, seen]\n"
-    )
-    assert grader.grade(_row(program, check)).passed
+    assert counter["passed"] is False

@@ -64,16 +64,17 @@ def test_state_kept_between_calls_is_still_caught(grader):
     counter = "_n = [0]\ndef f(x):\n    _n[0] += 1\n    return _n[0] + 1\n"
     check = "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 3\n"
     grade = grader.grade(_row(counter, check))
-    assert grade.passed is False and grade.flags[0] == "order_dependent"
-    # a call sent ahead that the check skips (short-circuit) never feeds an answer it uses:
-    # answers are taken in order and the session ends at the first call that differs
+    assert grade.passed is False and grade.flags[0] in ("order_dependent", "wrong_answer")
+    # a call sent ahead that the check skips (short-circuit) is still made, in the secret
+    # order: a program whose answers depend on it is judged on the answers it gave
     seen = "_seen = set()\ndef f(x):\n    _seen.add(x)\n    return x + 1 if 5 in _seen else 0\n"
     skip = (
         "def check(candidate):\n    assert candidate(1) == 2 or candidate(5) == 6\n"
         "    assert candidate(2) == 3\n"
     )
-    grade = grader.grade(_row(seen, skip))
-    assert grade.passed is False and grade.flags[0] == "order_dependent"
+    grades = grader.grade_batch([_row(seen, skip) for _ in range(20)])
+    assert all(grade.error is None for grade in grades)
+    assert not all(grade.passed for grade in grades)  # 5 after 2 in some order: a wrong answer
     assert grader.grade(_row("def f(x):\n    return x + 1\n", skip)).passed
 
 

@@ -38,16 +38,16 @@ import functools
 import hashlib
 import json
 import math
-import random
 import re
 import time
 import traceback
-from collections import Counter, OrderedDict
-from dataclasses import dataclass, field, replace
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from truegrade._budgets import WALL_FACTOR, wall_backstop_s
+from truegrade._budgets import WALL_FACTOR
+from truegrade.graders.code._calls import Budget, Calls, SandboxBroke
 from truegrade.graders.code._compile import ensure_pch
 from truegrade.graders.code._conventions import verdict_name
 from truegrade.graders.code._languages import LANGUAGES, language_named
@@ -65,8 +65,8 @@ from truegrade.graders.code._stdio import (
 from truegrade.graders.code._tells import find_tells, visible_inputs
 from truegrade.sandbox import (
     MAX_DEPTH,
+    STREAM_BYTES_MAX,
     CallResult,
-    CallStream,
     Opaque,
     PlainDataError,
     Program,
@@ -76,7 +76,6 @@ from truegrade.sandbox import (
     SandboxError,
     SandboxUnavailable,
     crowded,
-    decode_value,
     encode_value,
 )
 
@@ -296,11 +295,6 @@ class TestOutcome:
     """The CPU time the test's run used (stdin/stdout tests in a named language)."""
 
 
-class _SandboxBroke(BaseException):
-    """The sandbox itself failed mid-sample: the sample gets an error, not a fail (a
-    BaseException, so that a check's ``except Exception`` does not take it for the program's)."""
-
-
 class _NotPlainArgument(BaseException):
     """The check passed something that is not plain data: the test cannot run here."""
 
@@ -312,220 +306,6 @@ class _CallFailed(BaseException):
 
 class CandidateError(RuntimeError):
     """Raised into a check when the program raised an exception that is not a builtin one."""
-
-
-@dataclass
-class _Calls:
-    """Calls into the sandbox for one pass, with the deadline bookkeeping and a log to replay."""
-
-    program: Program
-    deadline: float
-    call_timeout_s: float
-    fresh_process: bool
-    replay_odds: int = 0  # see replay_rounds
-    log: list[tuple[Any, Any, bytes, int]] = field(default_factory=list)
-    failures: list[CallResult] = field(default_factory=list)
-    raised: list[BaseException] = field(default_factory=list)
-    count: int = 0
-    broken: str | None = None  # the sandbox failed: no verdict is possible
-    unsendable: str | None = None  # the check passed an argument that cannot cross
-    stream: CallStream | None = None  # calls sent ahead, answered in this order
-    ahead: list[str] = field(default_factory=list)  # their arguments, as sent
-    sent_ahead: int = 0  # how many calls the first pass sent ahead together (the replay does too)
-
-    def send_ahead(self, calls: list[tuple[list[Any], dict[str, Any]]]) -> None:
-        """Send calls the tests will make, in the order they will make them, as one request:
-        the session answers each while the harness is still checking the previous one, and
-        ``call`` takes an answer from here when its arguments are the next ones sent.
-
-        Nothing changes for the program: the same calls reach the same session in the same
-        order. Where the tests then call something else, the session is ended and the calls
-        go on live in a new one; the replay, in another order in a fresh process, still
-        requires every answer the tests used to be the same.
-        """
-        if self.fresh_process or len(calls) < 2:
-            return
-        timeout_s = self.timeout()
-        if timeout_s is None:
-            return
-        try:
-            keys = [_call_key(encode_value(list(a)), encode_value(k)) for a, k in calls]
-        except PlainDataError:
-            return
-        budget = self.deadline - time.monotonic()
-        self.stream = self.program.stream(calls, timeout_s=timeout_s, budget_s=budget)
-        self.ahead = keys[::-1]  # popped from the end
-        self.sent_ahead = len(calls)
-
-    def stop_ahead(self) -> None:
-        """Stop taking answers from the calls sent ahead (the session ends if it owes any)."""
-        if self.stream is not None:
-            self.stream.close()
-            self.stream = None
-            self.ahead.clear()
-
-    def _from_ahead(self, encoded: tuple[Any, Any]) -> CallResult | None:
-        if self.stream is None:
-            return None
-        result = None
-        if self.ahead and self.ahead[-1] == _call_key(*encoded):
-            self.ahead.pop()
-            result = self.stream.next()
-        if result is None or not self.ahead:
-            self.stop_ahead()
-        return result
-
-    def timeout(self) -> float | None:
-        left = self.deadline - time.monotonic()
-        return None if left < 0.01 else min(self.call_timeout_s, left)
-
-    def call(self, args: Any, kwargs: Any, tag: int = -1) -> CallResult:
-        self.count += 1
-        timeout_s = self.timeout()
-        if timeout_s is None:
-            return CallResult("timeout", error="the program's time budget ran out")
-        if self.fresh_process:
-            self.program.reset()
-        try:
-            encoded = encode_value(list(args)), encode_value(kwargs)
-        except PlainDataError as exc:
-            self.unsendable = str(exc)
-            raise
-        snapshot = decode_value(encoded[0]), decode_value(encoded[1])
-        result = self._from_ahead(encoded)
-        if result is None:
-            result = self.program.call(args, kwargs, timeout_s=timeout_s)
-        if result.status == "sandbox_error":
-            self.broken = result.error
-            raise _SandboxBroke(result.error)
-        if result.fingerprint:
-            self.log.append((*snapshot, result.fingerprint, tag))
-        return result
-
-    def replay(self) -> dict[int, tuple[str, str]]:
-        """Replay the logged calls, each round in a fresh process and a secret random order
-        (``replay_rounds`` rounds of ``replay_order``), until one gives no evidence of order
-        independence.
-
-        Returns the calls (by tag) that failed to replay, with a flag and a reason: a different
-        answer (``order_dependent``), or none in time (``timeout``: the replay counts against
-        the program's time budget).
-        """
-        if self.fresh_process or len(self.log) < 2:
-            return {}
-        answers = [fingerprint for _, _, fingerprint, _ in self.log]
-        for round_ in range(replay_rounds(answers, self.replay_odds)):
-            unproven = self._replay_once(replay_order(answers, differ=round_ == 0))
-            if unproven:
-                return unproven
-        return {}
-
-    def _replay_once(self, order: list[int]) -> dict[int, tuple[str, str]]:
-        out_of_time = (CodeFlag.TIMEOUT, "the replay in a fresh process ran out of time")
-        if self.timeout() is None:
-            return {tag: out_of_time for *_, tag in self.log}
-        self.program.reset()
-        replayed = [self.log[i] for i in order]
-        results = self._replay_calls([(a, k) for a, k, _, _ in replayed])
-        if results and results[-1].status == "sandbox_error":
-            raise _SandboxBroke(results[-1].error)
-        unproven: dict[int, tuple[str, str]] = {}
-        for i, (_, _, fingerprint, tag) in enumerate(replayed):
-            if i >= len(results) or results[i].status == "timeout":
-                unproven[tag] = out_of_time
-            elif results[i].fingerprint != fingerprint:
-                unproven[tag] = (
-                    CodeFlag.ORDER_DEPENDENT,
-                    "answered differently when replayed in a fresh process in another order "
-                    "(the answers depend on state)",
-                )
-        return unproven
-
-    def _replay_calls(self, calls: list[tuple[Any, Any]]) -> list[CallResult]:
-        """The replay's calls, sent as the first pass sent its own: as many as it sent ahead
-        together, the rest one at a time, so the request pipe holds as many calls at each step
-        as it did then. Stops where the session ends (a timeout, a crash)."""
-        ahead = min(self.sent_ahead, len(calls))
-        results: list[CallResult] = []
-        if ahead:
-            results = self.program.call_many(
-                calls[:ahead], timeout_s=self.call_timeout_s, budget_s=self._left()
-            )
-            if len(results) < ahead:
-                return results
-        for args, kwargs in calls[ahead:]:
-            timeout_s = self.timeout()
-            if timeout_s is None:
-                break
-            result = self.program.call(args, kwargs, timeout_s=timeout_s)
-            results.append(result)
-            if result.status not in _SESSION_GOES_ON:
-                break
-        return results
-
-    def _left(self) -> float:
-        return self.deadline - time.monotonic()
-
-
-_SESSION_GOES_ON = frozenset({"ok", "raised", "bad_value"})
-"""Call statuses after which the session still runs (any other ends it)."""
-
-_SECRET = random.SystemRandom()
-
-
-def replay_order(answers: list[Any], *, differ: bool = False) -> list[int]:
-    """Which logged call the replay makes at each step: each call once, in an order drawn from
-    the operating system's random source, never seen by the sandbox but as the calls themselves.
-
-    With ``differ`` (the first replay), the draw is one in which the answers wanted at some
-    step differ from those the first pass gave at that step (``answers``, in the first pass's
-    order), when any two differ: a program that answers by its place in the session (a counter,
-    or a memo of the arguments in the order they came) then fails every time, not by chance.
-    A positional program that could tell the replay from the first pass would still have to
-    guess which of the arrangements of the answers the draw is.
-    """
-    order = list(range(len(answers)))
-    while True:
-        _SECRET.shuffle(order)
-        if not differ or [answers[i] for i in order] != answers or len(set(answers)) < 2:
-            return order
-
-
-def replay_rounds(answers: list[Any], odds: int = 0) -> int:
-    """How many replays, each in a fresh process and a new order, make a guess of every replay's
-    arrangement of ``answers`` right at most once in ``odds`` tries (the ``replay_odds``
-    option; 0 or 1: one replay). A program that knew it was being replayed, and which answer each
-    of the first pass's calls wanted, would still have to guess the order of the replay's
-    answers: the first replay is one of M - 1 arrangements (M, the distinct arrangements of the
-    answers: n! for n different ones), each later one of M. With odds of 20: one from 21
-    arrangements up, two from 6, three for 4 and 5, four for 3, six for 2."""
-    arrangements = _arrangements(answers, cap=odds)
-    if odds < 2 or arrangements < 2:
-        return 1
-    rounds, chances = 1, arrangements - 1
-    while chances < odds:
-        rounds, chances = rounds + 1, chances * arrangements
-    return rounds
-
-
-def _arrangements(answers: list[Any], cap: int) -> int:
-    """The number of distinct orders of ``answers`` (the multinomial coefficient), or ``cap + 1``
-    once it is larger (it is never computed whole for a long pass)."""
-    total, count = 0, 1
-    for repeats in Counter(answers).values():
-        total += repeats
-        if repeats < total:
-            if total > cap:
-                return cap + 1
-            count *= math.comb(total, repeats)
-            if count > cap:
-                return cap + 1
-    return count
-
-
-def _call_key(args: Any, kwargs: Any) -> str:
-    """Encoded arguments as one text: ``True`` and ``1``, ``1.0`` and ``1`` stay apart."""
-    return json.dumps([args, kwargs], separators=(",", ":"))
 
 
 _PER_PROMPT = 1024
@@ -542,7 +322,7 @@ def _calls_ahead(check: str, entry_point: str) -> tuple[tuple[list[Any], dict[st
     """The calls a check certainly makes first, in order: the candidate called with literal
     arguments in its body's leading simple statements (``assert candidate(1) == 2``), up to
     the first loop, branch, ``with``, ``try``, definition, or use of the candidate that is not
-    such a call. A guess that turns out wrong costs only speed (``_Calls.send_ahead``)."""
+    such a call. A guess that turns out wrong costs only speed (``Calls.send_ahead``)."""
     try:
         tree = ast.parse(check)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -605,7 +385,7 @@ class _Candidate:
     ``Opaque`` holding only its truth (MBPP's regex tasks return a ``re.Match`` that their
     asserts only test for truth); ``opaque`` keeps them, so a check that then fails says why."""
 
-    def __init__(self, calls: _Calls) -> None:
+    def __init__(self, calls: Calls) -> None:
         self._calls = calls
         self.opaque: list[Opaque] = []
 
@@ -700,7 +480,37 @@ def _visible_in_prompt(prompt: str, entry_point: str) -> tuple[Any, ...]:
     return tuple(visible_inputs(prompt, entry_point))
 
 
-def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcome:
+def _run_check(spec: TestSpec, calls: Calls, helpers: str | None) -> TestOutcome:
+    """The check, run once on answers the session gave in a secret order for the calls known
+    ahead; where that leaves an order to learn (calls made as the check ran), run again on a
+    replay's answers, in a fresh session and another secret order."""
+    outcome = _check_once(spec, calls, helpers, ahead=True)
+    if not outcome.passed:
+        return outcome
+    for _ in range(calls.rounds()):
+        answers, ended = calls.replay()
+        again = _check_once(spec, calls.again(answers), helpers, ahead=False)
+        if not again.passed:
+            return _unproven("check", again, ended)
+    return outcome
+
+
+def _unproven(name: str, again: TestOutcome, ended: CallResult | None) -> TestOutcome:
+    """A test that passed and then failed on the answers of a replay in a fresh process and
+    another order: the answers depend on state (``order_dependent``), unless the replay itself
+    could not finish (its own failure, said as such)."""
+    if again.flag in (CodeFlag.WRONG_ANSWER, CodeFlag.NOT_PLAIN_DATA) and ended is None:
+        return TestOutcome(
+            name,
+            False,
+            CodeFlag.ORDER_DEPENDENT,
+            "answered differently when replayed in a fresh process in another order "
+            f"(the answers depend on state): {again.reason}",
+        )
+    return TestOutcome(name, False, again.flag, f"in the replay in a fresh process: {again.reason}")
+
+
+def _check_once(spec: TestSpec, calls: Calls, helpers: str | None, *, ahead: bool) -> TestOutcome:
     assert spec.check is not None
     assert spec.entry_point is not None
     namespace: dict[str, Any] = {"__name__": "__truegrade_check__"}
@@ -716,7 +526,8 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         raise SpecProblem("the check code defines no function named 'check'")
     candidate = _Candidate(calls)
     namespace[spec.entry_point] = candidate
-    calls.send_ahead(list(_calls_ahead(spec.check, spec.entry_point)))
+    if ahead:
+        calls.send_ahead(list(_calls_ahead(spec.check, spec.entry_point)))
     outcome: TestOutcome
     try:
         check(candidate)
@@ -740,7 +551,7 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         calls.stop_ahead()
     # what the check may have swallowed with a bare ``except:`` still counts
     if calls.broken is not None:
-        raise _SandboxBroke(calls.broken)
+        raise SandboxBroke(calls.broken)
     if calls.unsendable is not None:
         raise SpecProblem(f"the check passes the candidate an argument that is {calls.unsendable}")
     if outcome.passed and calls.failures:
@@ -755,57 +566,81 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
             f"{outcome.reason}; the check received {candidate.opaque[0]!r}, not plain data "
             "(only its truth left the sandbox)",
         )
-    if outcome.passed:
-        unproven = calls.replay()
-        if unproven:
-            flag, reason = next(iter(unproven.values()))
-            outcome = TestOutcome(
-                "check", False, flag, f"{len(unproven)} of {len(calls.log)} calls: {reason}"
-            )
     return outcome
 
 
-def _run_cases(spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float) -> list[TestOutcome]:
+def _run_cases(spec: TestSpec, calls: Calls, abs_tol: float, rel_tol: float) -> list[TestOutcome]:
+    """Every case, sent in one request in a secret order that moves an expected answer; the
+    cases that pass are replayed only where ``replay_odds`` asks for more rounds, or where a
+    case had to be called on its own (the request's session ended early)."""
     abs_tol = abs_tol if spec.abs_tol is None else spec.abs_tol
     rel_tol = rel_tol if spec.rel_tol is None else spec.rel_tol
     outcomes: list[TestOutcome] = []
-    calls.send_ahead([(case.args, case.kwargs) for case in spec.cases])
+    cases = spec.cases
+    calls.send_ahead(
+        [(case.args, case.kwargs) for case in cases],
+        tags=list(range(len(cases))),
+        expected=[case.expected for case in cases],
+    )
     try:
         _call_cases(spec, calls, abs_tol, rel_tol, outcomes)
     finally:
         calls.stop_ahead()
     passing = {i for i, o in enumerate(outcomes) if o.passed}
-    calls.log = [entry for entry in calls.log if entry[3] in passing]
-    for index, (flag, reason) in calls.replay().items():
-        outcomes[index] = TestOutcome(outcomes[index].name, False, flag, reason)
+    calls.log = [entry for entry in calls.log if entry.tag in passing]
+    for _ in range(calls.rounds()):
+        answers, ended = calls.replay()
+        again = calls.again(answers)
+        for index in sorted(passing):
+            judged: list[TestOutcome] = []
+            _call_one(spec, cases[index], index, again, abs_tol, rel_tol, judged)
+            if not judged[0].passed:
+                outcomes[index] = _unproven(outcomes[index].name, judged[0], ended)
+                passing.discard(index)
+        if len(passing) < len({entry.tag for entry in calls.log}):
+            break
     return outcomes
 
 
 def _call_cases(
-    spec: TestSpec, calls: _Calls, abs_tol: float, rel_tol: float, outcomes: list[TestOutcome]
+    spec: TestSpec, calls: Calls, abs_tol: float, rel_tol: float, outcomes: list[TestOutcome]
 ) -> None:
     load_failure: TestOutcome | None = None
     for index, case in enumerate(spec.cases):
-        name = f"case_{index}"
         if load_failure is not None:
+            name = f"case_{index}"
             outcomes.append(TestOutcome(name, False, load_failure.flag, load_failure.reason))
             continue
-        try:
-            result = calls.call(case.args, case.kwargs, tag=index)
-        except PlainDataError as exc:
-            raise SpecProblem(f"case {index} has arguments that are {exc}") from None
-        if result.ok:
-            if _case_passes(spec, case, result.value, abs_tol, rel_tol):
-                outcomes.append(TestOutcome(name, True))
-            else:
-                reason = _wrong_answer(spec.compare, case.expected, result.value)
-                outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
-            continue
-        flag, reason = _failure(result)
-        outcome = TestOutcome(name, False, flag, reason)
-        outcomes.append(outcome)
-        if result.during_load or flag == CodeFlag.MISSING_ENTRY:
-            load_failure = outcome  # every other case would fail the same way
+        result = _call_one(spec, case, index, calls, abs_tol, rel_tol, outcomes)
+        if result is not None and (result.during_load or result.status == "missing_entry"):
+            load_failure = outcomes[-1]  # every other case would fail the same way
+
+
+def _call_one(
+    spec: TestSpec,
+    case: Case,
+    index: int,
+    calls: Calls,
+    abs_tol: float,
+    rel_tol: float,
+    outcomes: list[TestOutcome],
+) -> CallResult | None:
+    """Call one case and judge its answer (appended to ``outcomes``); the call's result when
+    it gave no answer."""
+    name = f"case_{index}"
+    try:
+        result = calls.call(case.args, case.kwargs, tag=index)
+    except PlainDataError as exc:
+        raise SpecProblem(f"case {index} has arguments that are {exc}") from None
+    if result.ok:
+        if _case_passes(spec, case, result.value, abs_tol, rel_tol):
+            outcomes.append(TestOutcome(name, True))
+        else:
+            reason = _wrong_answer(spec.compare, case.expected, result.value)
+            outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
+        return None
+    outcomes.append(TestOutcome(name, False, *_failure(result)))
+    return result
 
 
 def _case_passes(spec: TestSpec, case: Case, answer: Any, abs_tol: float, rel_tol: float) -> bool:
@@ -855,7 +690,7 @@ def _run_stdio(
             test.stdin, timeout_s=wall, cpu_s=limit, output_bytes=settings.output_bytes
         )
         if run.status == "sandbox_error":
-            raise _SandboxBroke(run.error)
+            raise SandboxBroke(run.error)
         if run.status == "timeout" and run.cpu_s < limit:
             cut = wall < settings.wall_s
             flag = CodeFlag.BUDGET_EXHAUSTED if cut else CodeFlag.IDLE_LIMIT
@@ -953,7 +788,7 @@ def _callable_source(source: str, spec: TestSpec) -> str:
     return source
 
 
-_ANSWERS: OrderedDict[str, list[Any]] = OrderedDict()
+_ANSWERS: OrderedDict[str, _Reference] = OrderedDict()
 """Reference programs' answers, by a hash of program, entry point and inputs (at most
 ``_PER_PROMPT`` entries, the least recently used dropped first). Only complete answer lists are
 kept: a reference that failed, maybe on a loaded machine's deadline, is run again next time."""
@@ -1071,7 +906,7 @@ class CodeKernel:
                 outcomes = self._run(box, spec, source, spec.helpers or prompt)
             except SpecProblem as exc:
                 return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
-            except (_SandboxBroke, SandboxError) as exc:
+            except (SandboxBroke, SandboxError) as exc:
                 box.close()  # a fresh one for the next try, and for the next sample
                 if attempt == 2:
                     return _error(f"the sandbox failed twice: {exc}", CodeFlag.SANDBOX_ERROR)
@@ -1157,9 +992,9 @@ class CodeKernel:
     def _run(
         self, box: Sandbox, spec: TestSpec, source: str, helpers: str | None
     ) -> list[TestOutcome]:
+        reference: _Reference | None = None
         if spec.expected_from:
-            spec = self._with_expected(box, spec)
-        deadline = time.monotonic() + self.call_budget_s
+            spec, reference = self._with_expected(box, spec)
         program = box.load(source, entry_point=spec.entry_point, session_cpu_s=self.call_budget_s)
         with program:
             if program.error is not None:
@@ -1169,30 +1004,37 @@ class CodeKernel:
                 ]
             if spec.kind == "stdio":
                 return _run_stdio(spec, program, self._stdio_deadline(), self.stdio_settings(spec))
-            calls = _Calls(
+            calls = Calls(
                 program,
-                deadline,
+                Budget(self.call_budget_s),
                 self.call_timeout_s,
                 self.fresh_process_per_call,
                 replay_odds=self.replay_odds,
             )
+            if reference is not None:
+                # an answer as large as the reference's must fit; each case's CPU time where
+                # the spec measures it against the reference's (``time_limit_factor``)
+                calls.cap = 2 * reference.largest + 4096
+                calls.limits = reference.limits(spec, self.call_timeout_s)
             if spec.kind == "check":
                 return [_run_check(spec, calls, helpers)]
             return _run_cases(spec, calls, self.abs_tol, self.rel_tol)
 
-    def _with_expected(self, box: Sandbox, spec: TestSpec) -> TestSpec:
+    def _with_expected(self, box: Sandbox, spec: TestSpec) -> tuple[TestSpec, _Reference]:
         """``spec`` with every case's expected value: the first reference program's answer, and
         the other references' answers as answers the case also accepts."""
         calls = [(case.args, case.kwargs) for case in spec.cases]
-        answers = [
+        found = [
             self._reference_answers(box, spec, _callable_source(source, spec), calls, which)
             for which, source in enumerate(spec.expected_from)
         ]
+        answers = [known.answers for known in found]
         cases = [
             replace(case, expected=answers[0][i], also=(*case.also, *(a[i] for a in answers[1:])))
             for i, case in enumerate(spec.cases)
         ]
-        return replace(spec, cases=cases)
+        largest = max(known.largest for known in found)
+        return replace(spec, cases=cases), replace(found[0], largest=largest)
 
     def _reference_answers(
         self,
@@ -1201,30 +1043,31 @@ class CodeKernel:
         source: str,
         calls: list[tuple[list[Any], dict[str, Any]]],
         which: int,
-    ) -> list[Any]:
-        """One reference program's answers to every case, from the cache or from the sandbox
-        (the reference is dataset code, trusted to be what the dataset's author wrote, and it
-        still runs only there, under the response's limits)."""
+    ) -> _Reference:
+        """One reference program's answers to every case (and the CPU time each took), from the
+        cache or from the sandbox. The reference is dataset code, trusted to be what the
+        dataset's author wrote; it still runs only there, in sessions of its own (nothing of it
+        is in any process a response's session comes from), with limits of its own: CPU time,
+        generous (``REFERENCE_CALL_S`` a case, ``REFERENCE_BUDGET_S`` in all), so neither a
+        loaded machine nor a slow reference turns a dataset's row into an error."""
         assert spec.entry_point is not None
         key = _answers_key(source, spec.entry_point, calls)
         if key in _ANSWERS:
             _ANSWERS.move_to_end(key)
             return _ANSWERS[key]
         name = "the reference program" if which == 0 else f"reference program {which + 1}"
-        program = box.load(source, entry_point=spec.entry_point, session_cpu_s=self.call_budget_s)
+        program = box.load(source, entry_point=spec.entry_point, session_cpu_s=REFERENCE_BUDGET_S)
         with program:
             if program.error is not None:
                 raise SpecProblem(f"{name} does not compile: {program.error}")
-            # the reference is bounded by the session's CPU time (``session_cpu_s``); the clock
-            # is only a backstop, as for a whole-program test, so a loaded machine cannot turn
-            # a dataset's row into an error
             results = program.call_many(
                 calls,
-                timeout_s=wall_backstop_s(self.call_timeout_s, self.wall_factor),
-                budget_s=wall_backstop_s(self.call_budget_s, self.wall_factor),
+                timeout_s=REFERENCE_CALL_S,
+                budget_s=REFERENCE_BUDGET_S,
+                cap=STREAM_BYTES_MAX,
             )
         if results and results[-1].status == "sandbox_error":
-            raise _SandboxBroke(results[-1].error)
+            raise SandboxBroke(results[-1].error)
         for index, result in enumerate(results):
             if not result.ok:
                 raise SpecProblem(f"{name} gives no answer for case {index}: {result.error}")
@@ -1235,11 +1078,43 @@ class CodeKernel:
                 )
         if len(results) < len(calls):
             raise SpecProblem(f"{name} stopped before answering case {len(results)}")
-        answers = [result.value for result in results]
-        _ANSWERS[key] = answers
+        known = _Reference(
+            answers=[result.value for result in results],
+            cpu_s=[result.cpu_s for result in results],
+            largest=max((len(result.fingerprint) for result in results), default=0),
+        )
+        _ANSWERS[key] = known
         while len(_ANSWERS) > _PER_PROMPT:
             _ANSWERS.popitem(last=False)
-        return answers
+        return known
+
+
+REFERENCE_CALL_S = 60.0
+"""The CPU time a dataset's reference program may take for one case."""
+REFERENCE_BUDGET_S = 600.0
+"""The CPU time a dataset's reference program may take for all of a row's cases."""
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """A reference program's answers to a row's cases, the CPU time each took, and the size of
+    the largest (as the session sent it)."""
+
+    answers: list[Any]
+    cpu_s: list[float]
+    largest: int
+
+    def limits(self, spec: TestSpec, default_s: float) -> dict[int, float]:
+        """Each case's CPU-time limit where the spec measures a response against the reference:
+        ``time_limit_factor`` times the reference's own CPU time for the case, at least
+        ``min_time_limit_s`` (as EvalPlus sets its limits, in CPU time where it uses the wall
+        clock, so the verdict does not move with the machine's load); otherwise none of its
+        own (the grader's ``call_timeout_s``, ``default_s``, holds)."""
+        factor = spec.time_limit_factor
+        if not factor:
+            return {}
+        floor = spec.min_time_limit_s or 0.0
+        return {i: max(floor, factor * used) for i, used in enumerate(self.cpu_s)}
 
 
 MAX_CPU = "most CPU time of a test:"

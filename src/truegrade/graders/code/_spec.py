@@ -6,8 +6,10 @@
   ``"method_of": "Solution"`` when ``f`` is a method of that class (LeetCode style); or with
   the expected values left to a reference program, ``"expected_from": "<source defining f>"``
   (cases then give only their inputs, HumanEval+ and MBPP+ style), and per spec ``compare``
-  (``equal``, ``set``, ``not_none``), ``abs_tol`` / ``rel_tol``, and ``typed`` (the cases'
-  values in the sandbox's plain-data encoding, so a tuple arrives as a tuple);
+  (``equal``, ``set``, ``not_none``), ``abs_tol`` / ``rel_tol``, ``typed`` (the cases'
+  values in the sandbox's plain-data encoding, so a tuple arrives as a tuple), and with a
+  reference, ``time_limit_factor`` / ``min_time_limit_s`` (each case's CPU-time limit as a
+  multiple of the reference's own);
 * stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
   ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
   ``time_limit_s`` (CPU time), ``memory_mb`` and ``output_mb`` per test, ``compare`` (with
@@ -129,6 +131,11 @@ class TestSpec:
     abs_tol: float | None = None
     rel_tol: float | None = None
     """Call cases only: the row's float tolerances (None: the grader's)."""
+    time_limit_factor: float | None = None
+    min_time_limit_s: float | None = None
+    """Call cases with a reference only: each case's CPU-time limit is ``time_limit_factor``
+    times the CPU time the reference took for it, at least ``min_time_limit_s`` (EvalPlus's
+    efficiency rule; None: the grader's ``call_timeout_s``)."""
     typed: bool = False
     """Call cases only: the cases' values were written in the plain-data encoding (``{"t": [...]}``
     a tuple...), so they have exact types and are compared with them (a list is not a tuple)."""
@@ -272,6 +279,9 @@ def parse_spec(reference: Any) -> TestSpec:
         typed = spec.get("typed", False)
         if type(typed) is not bool:
             raise SpecProblem(f"'typed' must be true or false, got {typed!r}")
+        factor = _positive(spec.get("time_limit_factor"), "'time_limit_factor'")
+        if factor is not None and not references:
+            raise SpecProblem("'time_limit_factor' needs 'expected_from' (a reference to time)")
         return TestSpec(
             "cases",
             entry_point=_entry_point(spec),
@@ -282,6 +292,8 @@ def parse_spec(reference: Any) -> TestSpec:
             abs_tol=_tolerance(spec.get("abs_tol"), "'abs_tol'"),
             rel_tol=_tolerance(spec.get("rel_tol"), "'rel_tol'"),
             typed=typed,
+            time_limit_factor=factor,
+            min_time_limit_s=_positive(spec.get("min_time_limit_s"), "'min_time_limit_s'"),
         )
     raw = spec["stdio"]
     if not isinstance(raw, list) or not raw:

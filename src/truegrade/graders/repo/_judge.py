@@ -137,7 +137,6 @@ def sandbox_for_env(env: Environment, settings: RunSettings) -> Sandbox:
         output_bytes=1 << 20,
         preimport=(),
         read_only_dirs=(str(env.path), str(env.base_prefix)),
-        wipe_s=10.0,
     )
     box = _SANDBOXES.get(config)
     if box is None:
