@@ -30,9 +30,9 @@ The attacks (today, measured here):
   same in any order. Every row passes (4 of 4).
 - The group search (HumanEval/109, 36 copies of one program in one batch, one worker): a row
   answers by rank from a table of 32 and writes the table into the next PID with the order it
-  was asked in (three of its ranks); only a passing first pass is replayed, so the next session is asked either in
-  the same order (the last pass failed: try the next table) or in another (it is the replay:
-  keep the table). It computes nothing; rows 20 to 36 pass.
+  was asked in (three of its ranks); only a passing first pass is replayed, so the next
+  session is asked either in the same order (the last pass failed: try the next table) or in
+  another (it is the replay: keep the table). It computes nothing; rows 20 to 36 pass.
 - Standard input, ``score: all`` (tests stop at the first failure): a C++ program that never
   tests primality answers each test from what earlier rows learned, carried in the PIDs of the
   tests' processes (where the last row stopped says which answer was wrong). 5 of 12 rows pass.
