@@ -294,11 +294,16 @@ class ExecLimits:
             address space than they use (a JVM, Go, V8), where an address-space cap would
             refuse a correct program at start.
         stack_mb: The main thread's stack (``RLIMIT_STACK``; deep recursion needs it).
+        task_mb: What all the task's processes may use together, shared and anonymous mappings
+            and the files they write included (the sandbox's memory cgroup); None: its largest
+            limit. A runtime capped by ``data_mb`` reserves more than it keeps resident: its
+            task limit is what it may really use.
     """
 
     as_mb: int | None = None
     data_mb: int | None = None
     stack_mb: int | None = None
+    task_mb: int | None = None
 
     def header(self) -> dict[str, int]:
         return {
@@ -313,8 +318,8 @@ class ExecLimits:
 
     def total_mb(self, default_mb: int) -> int:
         """What the task may use in all, all its processes together (the sandbox's memory
-        cgroup): its largest limit, or ``default_mb``."""
-        return max(self.as_mb or 0, self.data_mb or 0) or default_mb
+        cgroup): ``task_mb``, else its largest limit, else ``default_mb``."""
+        return self.task_mb or max(self.as_mb or 0, self.data_mb or 0) or default_mb
 
 
 @dataclass

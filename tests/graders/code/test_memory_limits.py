@@ -74,13 +74,13 @@ int main(void) {
     if (pipe(ready) || pipe(go)) return 1;
     for (int i = 0; i < CHILDREN; i++) {
         if (fork() == 0) {
-            char *p = malloc(EACH);
+            volatile char *p = malloc(EACH); /* volatile: no store may be optimised away */
             if (!p) _exit(2);
-            memset(p, 1, EACH);
+            for (long j = 0; j < EACH; j += 4096) p[j] = 1;
             if (write(ready[1], "r", 1) != 1) _exit(3);
             char c;
             if (read(go[0], &c, 1) != 1) _exit(3); /* held until every child holds its own */
-            _exit(p[EACH - 1] == 1 ? 0 : 3);
+            _exit(p[EACH - 4096] == 1 ? 0 : 3);
         }
     }
     for (int i = 0; i < CHILDREN; i++) {
@@ -119,10 +119,11 @@ for _ in range(CHILDREN):
 assert ok == CHILDREN
 print(a + b)
 """,
-    # three node children of 48 MB each (node's threads count against the process limit)
+    # three node children of 96 MB each, each under its own limit (node's threads count against
+    # the process limit, so three)
     "javascript": """const { spawn } = require('child_process');
 const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);
-const CHILDREN = 3, EACH = 48 << 20;
+const CHILDREN = 3, EACH = 96 << 20;
 const hold = `const b = Buffer.alloc(${EACH}, 1); process.stdout.write('r');
 process.stdin.once('data', () => process.exit(b[${EACH} - 1] === 1 ? 0 : 3));`;
 let ready = 0, done = 0, ok = 0;

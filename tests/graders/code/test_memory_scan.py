@@ -67,14 +67,30 @@ _libc.memmem.restype = _ct.c_void_p
 _PAGE = 4096
 _GAP = 256  # unreadable pages a range may skip (mappings cluster)
 _LIMIT = 768 << 20  # bytes scanned at most
-_PIPE = _os.pipe()
+try:
+    _PIPE = _os.pipe()
+except OSError:  # a call session may make no pipe: the kernel reads a path from the page instead
+    _PIPE = None
+_libc.faccessat.argtypes = [_ct.c_int, _ct.c_void_p, _ct.c_int, _ct.c_int]
 _BUFFER = (_ct.c_ubyte * (2 * _PAGE))()  # the page before and the page being searched
 _AT = _ct.addressof(_BUFFER)
 
 
+def _readable(page):
+    """Whether the kernel can read the page: it reads a path from it (EFAULT where it cannot;
+    a path without an end within the page is too long, never read past the page)."""
+    return _libc.faccessat(-100, page, 0, 0) == 0 or _ct.get_errno() != 14
+
+
 def _copy(page, into):
     """Copy one page into the buffer through the pipe: memory is never read in place, so a page
-    unmapped meanwhile costs an EFAULT, not a crash. False when it is not readable."""
+    unmapped meanwhile costs an EFAULT, not a crash. False when it is not readable. Without a
+    pipe, the page is probed by the kernel first and then copied."""
+    if _PIPE is None:
+        if not _readable(page):
+            return False
+        _ct.memmove(into, page, _PAGE)
+        return True
     if _libc.write(_PIPE[1], page, _PAGE) != _PAGE:
         return False  # EFAULT: nothing was written
     return _libc.read(_PIPE[0], into, _PAGE) == _PAGE

@@ -70,6 +70,9 @@ class Language:
         command: The command that must exist on ``/usr/bin:/bin``.
         reserves_address_space: Capped by ``RLIMIT_DATA`` and a heap flag, not ``RLIMIT_AS``.
         overhead_mb: Memory the runtime itself needs on top of the program's limit.
+        resident_mb: Of that, what the runtime itself keeps resident (its code, its collector,
+            its threads' stacks) where its heap flag bounds the program: what all of a test's
+            processes together may use is the program's limit plus this.
         source_name: The source file's name, given the source.
         resolve: Builds the ``Toolchain`` from the command's real path and the source name.
     """
@@ -82,6 +85,7 @@ class Language:
     resolve: Callable[[str, str, int], Toolchain]
     reserves_address_space: bool = False
     overhead_mb: int = 0
+    resident_mb: int = 0
     own_stack: bool = False
     fences: tuple[str, ...] = ()
     """Fence tags its programs may also come under (PyPy runs programs fenced as Python)."""
@@ -95,7 +99,8 @@ class Language:
         """
         stack = None if self.own_stack else stack_mb
         if self.reserves_address_space:
-            return ExecLimits(data_mb=memory_mb + self.overhead_mb, stack_mb=stack)
+            task = memory_mb + self.resident_mb
+            return ExecLimits(data_mb=memory_mb + self.overhead_mb, stack_mb=stack, task_mb=task)
         return ExecLimits(as_mb=memory_mb + self.overhead_mb, stack_mb=stack)
 
 
@@ -204,11 +209,12 @@ LANGUAGES: dict[str, Language] = {
                  _gcc("gnu++17")),
         Language("c", ("gcc",), "gcc", "gcc", _fixed("main.c"), _gcc("gnu11")),
         Language("java", (), "default-jdk-headless", "javac", _java_source_name, _java,
-                 reserves_address_space=True, overhead_mb=768, own_stack=True),
+                 reserves_address_space=True, overhead_mb=768, resident_mb=128, own_stack=True),
         Language("javascript", ("js", "node", "nodejs"), "nodejs", "node", _fixed("main.js"),
-                 _node, reserves_address_space=True, overhead_mb=256, own_stack=True),
+                 _node, reserves_address_space=True, overhead_mb=256, resident_mb=96,
+                 own_stack=True),
         Language("go", ("golang",), "golang-go", "go", _fixed("main.go"), _go,
-                 reserves_address_space=True, overhead_mb=64),
+                 reserves_address_space=True, overhead_mb=64, resident_mb=32),
         Language("rust", ("rs",), "rustc", "rustc", _fixed("main.rs"), _rust),
     )
 }  # fmt: skip
