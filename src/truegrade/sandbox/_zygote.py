@@ -227,6 +227,7 @@ def decode_value(data: Any, depth: int = 0) -> Any:
         if tag == "c":
             if len(body) != 2 or not all(type(x) in (int, float) for x in body):
                 raise PlainDataError("malformed complex")
+            # an int past any float (``[10**400, 0]``) raises OverflowError: caught below
             return complex(body[0], body[1])
         items = [decode_value(item, depth + 1) for item in body]
         if tag == "t":
@@ -243,7 +244,9 @@ def decode_value(data: Any, depth: int = 0) -> Any:
         if tag == "f":
             return frozenset(items)
         return dict((pair[0], pair[1]) for pair in items)
-    except (TypeError, ValueError) as exc:  # unhashable set items or keys, bad base64 or hex
+    except (TypeError, ValueError, OverflowError) as exc:  # unhashable items, bad base64 or hex,
+        # a complex part past any float: whatever a forged record holds, the caller gets
+        # PlainDataError (a fail of the program), never another exception (an error)
         if isinstance(exc, PlainDataError):
             raise
         raise PlainDataError(f"malformed {tag!r} value: {exc}") from None
