@@ -4,9 +4,14 @@ error, which a trainer skips, so a program could choose one) and never a long st
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from truegrade.graders.code import CodeGrader
+from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
+from truegrade.graders.code._harness import _short, values_match
+from truegrade.graders.code._stdio import outputs_match
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +63,138 @@ def _forger(value: str) -> str:
 def test_a_forged_record_the_codec_cannot_rebuild_is_a_fail(grader, value):
     grade = grader.grade(_cases_row(_forger(value), [{"args": [], "expected": 1}]))
     _failed(grade, "not_plain_data")
+
+
+# -- comparisons of numbers past any float --------------------------------------------------------
+
+HUGE = 10**400
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "tolerances"),
+    [
+        (HUGE, 1.5, {"abs_tol": 1e-6}),  # math.isfinite(10**400) raised OverflowError
+        (HUGE, 1.5, {"rel_tol": 1e-9}),
+        (1.5, HUGE, {"abs_tol": 1e-6}),
+        (-HUGE, -1e308, {"rel_tol": 1e-9}),
+        (HUGE, math.inf, {"abs_tol": 1e-6}),
+        (math.nan, HUGE, {"abs_tol": 1e-6}),
+        ([1, HUGE], [1, 2.5], {"abs_tol": 1e-6}),
+        ({"x": (HUGE,)}, {"x": [0.5]}, {"rel_tol": 1e-3}),
+        (complex(1, 2), HUGE, {"abs_tol": 1e-6}),
+    ],
+    ids=lambda value: _short(value, 30),
+)
+def test_numbers_past_any_float_are_compared_without_raising(actual, expected, tolerances):
+    assert values_match(actual, expected, **tolerances) is False
+
+
+def test_an_int_past_any_float_meets_an_int_or_a_float_within_an_exact_tolerance():
+    assert values_match(HUGE, HUGE, abs_tol=1e-6)
+    assert values_match(HUGE + 1, HUGE, abs_tol=1e-6) is False  # two ints compare exactly
+    assert values_match(2**1100, 2.0**1000, rel_tol=1.0)  # within: |a - b| <= max(|a|, |b|)
+
+
+@pytest.mark.parametrize("answer", ["10 ** 400", "-10 ** 400", "[10 ** 400, 1.5]"])
+def test_a_huge_int_where_a_float_is_expected_with_tolerances_is_a_wrong_answer(grader, answer):
+    """Every HumanEval+ / MBPP+ preset row sets abs_tol or rel_tol."""
+    program = f"def f():\n    return {answer}\n"
+    expected = [0.5, 1.5] if answer.startswith("[") else 1.5
+    row = _cases_row(program, [{"args": [], "expected": expected}], abs_tol=1e-6, rel_tol=1e-6)
+    _failed(grader.grade(row), "wrong_answer")
+
+
+# -- what the harness writes of an answer ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [[10**5000]],  # repr raises ValueError: past Python's limit on decimal digits
+        {10**5000: (10**4000,)},
+        [10**4200] * 200,  # just under the limit: each written out in quadratic time
+        ["x" * 100_000] * 10,
+        [[[[]]]] * 50_000,
+        {frozenset({1, 2}): {3}, (): set(), (1,): frozenset()},
+    ],
+)
+def test_an_answer_is_written_out_in_bounded_length_whatever_it_holds(value):
+    text = _short(value)
+    assert len(text) <= 120
+    if len(repr_or_none(value)) <= 120:
+        assert text == repr(value)
+
+
+def repr_or_none(value) -> str:
+    try:
+        return repr(value)
+    except ValueError:
+        return "x" * 1000
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("[10 ** 5000]", "an int of"),  # str() of the AssertionError raised ValueError
+        ("{1: 10 ** 5000}", "an int of"),
+        ("'y' * 500_000", "yyy"),
+    ],
+)
+def test_a_check_whose_assertion_carries_the_answer_fails_with_a_short_message(message, said):
+    grader = CodeGrader.from_options({"call_timeout_s": 5})
+    check = "def check(candidate):\n    got = candidate()\n    assert got == 1, got\n"
+    row = {
+        "response": f"def f():\n    return {message}\n",
+        "reference": {"entry_point": "f", "check": check},
+    }
+    grade = grader.grade(row)
+    _failed(grade, "wrong_answer")
+    assert said in grade.explanation and len(grade.explanation) < 1000
+
+
+def test_a_check_that_raises_with_the_answer_in_its_message_fails_with_a_short_message(grader):
+    check = "def check(candidate):\n    raise KeyError(candidate())\n"
+    row = {
+        "response": "def f():\n    return [10 ** 5000]\n",
+        "reference": {"entry_point": "f", "check": check},
+    }
+    _failed(grader.grade(row), "wrong_answer")
+
+
+# -- stdout compared with tolerances --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "answer", "accepted"),
+    [
+        ("1e999999", "1e999998", False),  # both read as inf: not finite, no match
+        ("1e999999", "1.5", False),
+        ("1" * 400, "1" * 399 + "2", False),
+        ("1" * 400, "1" * 400, True),
+        ("nan", "1.5", False),
+        ("-inf", "inf", False),
+        ("1e-999999", "0", True),  # within 1e-6
+        ("0x1p99999999999999999999", "1.5", False),
+        ("1" * 100_000 + "x", "1.5", False),  # backtracked in time quadratic in its length
+        ("0x" + "f" * 100_000 + "g", "1.5", False),
+        ("1." + "1" * 100_000 + "e", "1.5", False),
+    ],
+)
+def test_huge_numeric_tokens_are_judged_in_linear_time_without_raising(output, answer, accepted):
+    kattis = parse_kattis_flags("float_tolerance 1e-6")
+    assert (kattis_compare(output, answer, kattis) == "") is accepted
+    for compare in ("tokens", "lines"):
+        assert outputs_match(output, answer, compare, abs_tol=1e-6) is accepted
+
+
+def test_a_huge_token_under_the_kattis_validator_is_a_wrong_answer(grader):
+    program = "print('1' * 300_000 + 'x')\n"
+    row = {
+        "response": program,
+        "reference": {
+            "stdio": [{"stdin": "", "stdout": "1.5\n"}],
+            "compare": "kattis",
+            "validator_flags": "float_tolerance 1e-6",
+        },
+    }
+    _failed(grader.grade(row), "wrong_answer")

@@ -188,12 +188,62 @@ def sandbox_for(config: SandboxConfig, role: str = "program") -> Sandbox:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    if type(value) is int and value.bit_length() > 4000:
-        return f"an int of {value.bit_length()} bits"
+    """``repr(value)`` cut to ``limit`` characters, in time bounded by ``limit`` and the value's
+    depth, whatever its size: an answer may be a megabyte of items, or hold ints too long to
+    write out (``repr`` would raise), and only the start is ever shown."""
+    text = ""
+    for piece in _repr_pieces(value, limit, 0):
+        text += piece
+        if len(text) > limit:
+            return text[: limit - 3] + "..."
+    return text
+
+
+_DIGITS_BITS = 4000
+"""Ints longer than this are named by their size: writing one out in decimal costs time
+quadratic in its length, and Python refuses past 4,300 digits."""
+_BRACKETS = {list: ("[", "]"), tuple: ("(", ")"), set: ("{", "}"), frozenset: ("frozenset({", "})")}
+
+
+def _repr_pieces(value: Any, limit: int, depth: int) -> Any:
+    """``repr(value)`` in pieces, lazily, so the caller can stop after ``limit`` characters."""
+    kind = type(value)
+    if kind is int and value.bit_length() > _DIGITS_BITS:
+        yield f"<an int of {value.bit_length()} bits>"
+    elif kind is str or kind is bytes:
+        yield repr(value[: limit + 1])  # only the start can show
+    elif depth > MAX_DEPTH and kind in (list, tuple, set, frozenset, dict):
+        yield "..."
+    elif kind is dict:
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ", " if i else ""
+            yield from _repr_pieces(key, limit, depth + 1)
+            yield ": "
+            yield from _repr_pieces(item, limit, depth + 1)
+        yield "}"
+    elif kind in _BRACKETS:
+        if not value and kind in (set, frozenset):
+            yield f"{kind.__name__}()"
+            return
+        start, end = _BRACKETS[kind]
+        yield start
+        for i, item in enumerate(value):
+            yield ", " if i else ""
+            yield from _repr_pieces(item, limit, depth + 1)
+        yield ",)" if kind is tuple and len(value) == 1 else end
+    else:  # None, bool, a short int, float, complex; an Opaque answer
+        yield repr(value)
+
+
+def _message(exc: BaseException, limit: int = 300) -> str:
+    """``str(exc)`` cut to ``limit`` characters. A check's exception may carry the program's
+    answer (``assert got == want, got``): a megabyte long, or holding an int too long for
+    ``str``, which then raises; its arguments are shown as ``_short`` shows values instead."""
     try:
-        text = repr(value)
-    except ValueError:  # an int deep inside, past Python's limit on decimal digits
-        return f"a {type(value).__name__} holding an int too long to write out"
+        text = str(exc)
+    except Exception:
+        text = _short(exc.args[0] if len(exc.args) == 1 else exc.args, limit)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -246,10 +296,16 @@ def _numbers_match(actual: float, expected: float, abs_tol: float, rel_tol: floa
         return math.isclose(actual, expected, rel_tol=rel_tol, abs_tol=abs_tol)
     if actual == expected:
         return True
-    if not (abs_tol or rel_tol) or not (math.isfinite(actual) and math.isfinite(expected)):
+    if not (abs_tol or rel_tol) or not (_finite(actual) and _finite(expected)):
         return False
     a, b = Fraction(actual), Fraction(expected)  # exact, whatever the int's size
     return abs(a - b) <= max(Fraction(rel_tol) * max(abs(a), abs(b)), Fraction(abs_tol))
+
+
+def _finite(number: float) -> bool:
+    """Whether a number is finite, never converting an int to a float (``math.isfinite(10**400)``
+    raises ``OverflowError``: every int is finite)."""
+    return type(number) is int or math.isfinite(number)
 
 
 _COLLECTIONS = (list, tuple, set, frozenset)
@@ -726,7 +782,8 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
     except _CallFailed:
         outcome = TestOutcome("check", False, *_failure(calls.failures[-1]))
     except AssertionError as exc:
-        detail = f": {exc}" if str(exc) else ""
+        said = _message(exc)
+        detail = f": {said}" if said else ""
         outcome = TestOutcome(
             "check", False, CodeFlag.WRONG_ANSWER, f"assertion failed{_check_line(exc)}{detail}"
         )
@@ -734,7 +791,7 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
         from_program = any(exc is raised for raised in calls.raised)
         flag = CodeFlag.EXCEPTION if from_program else CodeFlag.WRONG_ANSWER
         outcome = TestOutcome(
-            "check", False, flag, f"{type(exc).__name__}: {str(exc)[:300]}{_check_line(exc)}"
+            "check", False, flag, f"{type(exc).__name__}: {_message(exc)}{_check_line(exc)}"
         )
     finally:
         calls.stop_ahead()

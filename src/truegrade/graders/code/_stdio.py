@@ -241,7 +241,7 @@ def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
 
 
 def _short(text: str, limit: int = 80) -> str:
-    shown = repr(text)
+    shown = repr(text[: limit + 1])  # a stdout of megabytes: only its start can show
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
