@@ -27,6 +27,7 @@ from truegrade.sandbox._zygote import (
     STREAM_BYTES_MAX,
     PlainDataError,
     crowded,
+    crowded_within,
     decode_value,
     encode_value,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "SandboxError",
     "SandboxUnavailable",
     "crowded",
+    "crowded_within",
     "decode_value",
     "encode_value",
     "layers",

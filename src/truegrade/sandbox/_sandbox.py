@@ -39,9 +39,11 @@ from truegrade.sandbox import _launch
 from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
 from truegrade.sandbox._zygote import (
+    _CROWD,
     _LENGTH,
     STREAM_BYTES_MAX,
     PlainDataError,
+    crowded_within,
     decode_value,
     encode_value,
     landlock_abi,
@@ -788,6 +790,8 @@ def _answer(blob: bytes, elapsed: float, *, call: int | None = None) -> CallResu
             value = decode_value(record["value"])
         except (PlainDataError, RecursionError) as exc:
             return replace(base, status="bad_value", error=f"the returned value: {exc}")
+        if crowded_within(value):  # a check may build a set of any part of it
+            return replace(base, status="bad_value", error=f"the returned value: {_CROWD}")
         return replace(base, status="ok", value=value, fingerprint=blob)
     if status == "raised":
         name = str(record.get("type") or "Exception")[:100]

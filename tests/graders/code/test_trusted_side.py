@@ -12,6 +12,7 @@ from truegrade.graders.code import CodeGrader
 from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._harness import _short, values_match
 from truegrade.graders.code._stdio import outputs_match
+from truegrade.sandbox import crowded_within, decode_value
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +199,69 @@ def test_a_huge_token_under_the_kattis_validator_is_a_wrong_answer(grader):
         },
     }
     _failed(grader.grade(row), "wrong_answer")
+
+
+# -- answers crowded with distinct values of one hash ---------------------------------------------
+
+_PRIME = 2**61 - 1  # ints hash to their value modulo this
+_CROWD = "[5 + k * (2**61 - 1) for k in range(20_000)]"
+
+
+@pytest.mark.parametrize(
+    ("answer", "check"),
+    [
+        (_CROWD, "assert set(got) == {5}"),  # MBPP's style: the check builds the set
+        (f"tuple({_CROWD})", "assert set(got) == {5}"),
+        (f"[[x] for x in {_CROWD}]", "assert set(map(tuple, got)) == {(5,)}"),
+        (f"[(x, 'a') for x in {_CROWD}]", "assert set(got) == {(5, 'a')}"),
+        (f"[{_CROWD}[i:i + 50] for i in range(0, 20_000, 50)]", "assert set(sum(got, [])) == {5}"),
+        (f"dict(enumerate({_CROWD}))", "assert set(got.values()) == {5}"),
+        (f"{{'rows': {_CROWD}}}", "assert set(got['rows']) == {5}"),
+    ],
+    ids=["list", "tuple", "rows", "pairs", "split across lists", "dict values", "nested"],
+)
+def test_an_answer_crowded_with_one_hash_is_not_plain_data(grader, answer, check):
+    """A check that builds a set of such an answer cost the harness 43 s for 37,000 items."""
+    row = {
+        "response": f"def f():\n    return {answer}\n",
+        "reference": {
+            "entry_point": "f",
+            "check": f"def check(candidate):\n    got = candidate()\n    {check}\n",
+        },
+    }
+    grade = grader.grade(row)
+    _failed(grade, "not_plain_data")
+    assert "share one hash" in grade.explanation
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "list(range(50_000))",
+        "[(i, j) for i in range(100) for j in range(100)]",
+        "[[i * j for j in range(100)] for i in range(100)]",
+        "{i: str(i) for i in range(10_000)}",
+        "[-1, -2] * 1000 + [(-1, k) for k in range(100)] + [(-2, k) for k in range(100)]",
+        "[7] * 50_000 + [7.0, True, 1, 1.0]",  # repeats are no crowd
+        "[i / 7 for i in range(20_000)] + [2.0**k for k in range(-1000, 1000, 61)]",
+        f"[5 + k * {_PRIME} for k in range(64)]",  # at the limit: still plain data
+    ],
+)
+def test_honest_answers_are_no_crowd(grader, answer):
+    row = {
+        "response": f"def f():\n    return {answer}\n",
+        "reference": {
+            "entry_point": "f",
+            "check": "def check(candidate):\n    assert candidate() == " + answer + "\n",
+        },
+    }
+    grade = grader.grade(row)
+    assert grade.passed, grade.explanation
+
+
+def test_a_typed_spec_may_state_a_crowded_list_the_answer_may_not():
+    """The codec decodes typed specs too: a crowd there is the dataset's, trusted, and left to
+    the comparison, which refuses to build its set (``compare: set``)."""
+    crowd = [5 + k * _PRIME for k in range(100)]
+    assert decode_value({"t": crowd}) == tuple(crowd)
+    assert crowded_within(tuple(crowd)) and not crowded_within(crowd[:64])
