@@ -43,6 +43,7 @@ import re
 import time
 import traceback
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -202,10 +203,15 @@ def _short(value: Any, limit: int = 120) -> str:
 _DIGITS_BITS = 4000
 """Ints longer than this are named by their size: writing one out in decimal costs time
 quadratic in its length, and Python refuses past 4,300 digits."""
-_BRACKETS = {list: ("[", "]"), tuple: ("(", ")"), set: ("{", "}"), frozenset: ("frozenset({", "})")}
+_BRACKETS: dict[type, tuple[str, str]] = {
+    list: ("[", "]"),
+    tuple: ("(", ")"),
+    set: ("{", "}"),
+    frozenset: ("frozenset({", "})"),
+}
 
 
-def _repr_pieces(value: Any, limit: int, depth: int) -> Any:
+def _repr_pieces(value: Any, limit: int, depth: int) -> Iterator[str]:
     """``repr(value)`` in pieces, lazily, so the caller can stop after ``limit`` characters."""
     kind = type(value)
     if kind is int and value.bit_length() > _DIGITS_BITS:
