@@ -11,6 +11,7 @@ import pytest
 from truegrade.graders.code import CodeGrader
 from truegrade.graders.code._conventions import kattis_compare, parse_kattis_flags
 from truegrade.graders.code._harness import _short, values_match
+from truegrade.graders.code._program import costly_fstrings
 from truegrade.graders.code._stdio import outputs_match
 from truegrade.sandbox import crowded_within, decode_value
 
@@ -265,3 +266,75 @@ def test_a_typed_spec_may_state_a_crowded_list_the_answer_may_not():
     crowd = [5 + k * _PRIME for k in range(100)]
     assert decode_value({"t": crowd}) == tuple(crowd)
     assert crowded_within(tuple(crowd)) and not crowded_within(crowd[:64])
+
+
+# -- responses too long, or too costly, to parse --------------------------------------------------
+
+ADD = "def f(x):\n    return x + 1\n"
+SPECS = {
+    "check": {"entry_point": "f", "check": "def check(candidate):\n    assert candidate(1) == 2\n"},
+    "cases": {
+        "entry_point": "f",
+        "cases": [{"args": [1], "expected": 2}, {"args": [2], "expected": 3}],
+    },
+    "stdio": {"stdio": [{"stdin": "1\n", "stdout": "2\n"}]},
+    "stdio in C++": {"language": "cpp", "stdio": [{"stdin": "1\n", "stdout": "2\n"}]},
+}
+
+
+@pytest.mark.parametrize("form", list(SPECS))
+def test_a_response_past_the_cap_fails_every_test_unread(grader, form):
+    response = "```python\n" + ADD + "```\n" + "x" * (256 << 10)
+    grade = grader.grade({"response": response, "reference": SPECS[form]})
+    _failed(grade, "response_too_long")
+    assert set(grade.subscores.values()) == {0.0} and grade.flags == ["response_too_long"]
+    assert "response_bytes" in grade.explanation
+
+
+def test_the_cap_counts_utf8_bytes_and_is_an_option():
+    grader = CodeGrader.from_options({"response_bytes": 2048})
+    row = {"reference": SPECS["cases"]}
+    honest = ADD + "# " + "x" * 1900 + "\n"
+    assert grader.grade({**row, "response": honest}).passed
+    accented = ADD + "# " + "\u00e9" * 1100 + "\n"  # 1,131 characters, 2,231 bytes
+    _failed(grader.grade({**row, "response": accented}), "response_too_long")
+    with pytest.raises(Exception, match="response_bytes"):
+        CodeGrader.from_options({"response_bytes": 10})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'f"' + "{x}" * 60_000 + '"',  # 180 KB of fields in one literal: 6.6 s to grade
+        'f"""' + "{x}\n" * 45_000 + '"""',
+        'f"{x:' + "{x}" * 60_000 + '}"',  # fields in a format spec
+    ],
+    ids=["one literal", "triple-quoted", "format spec"],
+)
+def test_a_program_whose_f_strings_cost_the_parser_quadratic_time_fails_unparsed(grader, body):
+    for form in ("cases", "stdio"):
+        response = f"```python\ndef f(x):\n    return {body}\n```\n"
+        grade = grader.grade({"response": response, "reference": SPECS[form]})
+        _failed(grade, "response_too_long")
+        assert "f-strings" in grade.explanation
+
+
+def test_honest_f_strings_are_parsed_and_run(grader):
+    lines = "".join(f"    s += f'{{x}}-{{x + {i}}}: {{x * {i}!r:>8}}'\n" for i in range(3000))
+    response = f"def f(x):\n    s = ''\n{lines}    return x + 1 if s else 0\n"
+    assert len(response) > 100_000
+    assert costly_fstrings(response) == ""
+    assert grader.grade({"response": response, "reference": SPECS["cases"]}).passed
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'x = f"' + "{x}" * 20_000 + '"\ny = (\n',  # a token error after it: still measured
+        'x = rf"' + "{x}" * 20_000 + '"\n',
+        'x = F"' + "{x}" * 20_000 + '"\n',
+    ],
+)
+def test_costly_f_strings_are_found_however_the_program_ends(code):
+    assert "f-strings hold 20,000 fields" in costly_fstrings(code)
+    assert costly_fstrings(code.replace("f", "").replace("F", "")) == ""  # plain strings: cheap

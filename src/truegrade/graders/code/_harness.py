@@ -81,7 +81,7 @@ from truegrade.sandbox import (
     encode_value,
 )
 
-__all__ = ["MAX_CPU", "CodeFlag", "CodeKernel", "values_match"]
+__all__ = ["MAX_CPU", "RESPONSE_BYTES", "CodeFlag", "CodeKernel", "values_match"]
 
 
 class CodeFlag:
@@ -132,6 +132,11 @@ class CodeFlag:
     """The special judge crashed, was killed, ran past its bounds or exited with no verdict on
     the program's output, while it judges the test's expected output: a fail of that test, never
     an error (a trainer skips errors, so a program must not be able to choose one)."""
+    RESPONSE_TOO_LONG = "response_too_long"
+    """The response is longer than ``response_bytes``, or its program's f-strings would cost
+    Python's parser time quadratic in their size past a bound (``FSTRING_WORK``): every test
+    fails unrun and the response is not parsed, so no response makes the grader's own parse
+    run long."""
     MISSING_ENTRY = "missing_entry_point"
     """The program defines no function with the entry point's name."""
     EXIT_STATUS = "exit_status"
@@ -1040,6 +1045,22 @@ def _error(message: str, *flags: str) -> dict[str, Any]:
 CALL_BUDGET_S = 30.0
 """The time budget of a response's function tests when the user sets none."""
 
+RESPONSE_BYTES = 256 << 10
+"""The longest response the grader reads, in UTF-8 bytes, when the user sets no other: a
+response of 64K tokens of about four bytes each, its reasoning included, fits, where programs
+are rarely past 20 KB. Past it, the response fails unread (``response_too_long``)."""
+
+
+def _too_long(response: str, cap: int) -> str:
+    """Why ``response`` is past ``cap`` UTF-8 bytes, or "" (linear, and no copy for the usual
+    response, whose characters cannot come to more than the cap)."""
+    if len(response) * 4 <= cap:
+        return ""
+    size = len(response) if response.isascii() else len(response.encode("utf-8", "surrogatepass"))
+    if size <= cap:
+        return ""
+    return f"the response is {size:,} bytes, past the {cap:,} the grader reads (response_bytes)"
+
 
 @dataclass(frozen=True)
 class CodeKernel:
@@ -1065,6 +1086,7 @@ class CodeKernel:
     wall_factor: float = WALL_FACTOR
     stdout_bytes: int = OUTPUT_BYTES
     verdict_names: str = "truegrade"
+    response_bytes: int = RESPONSE_BYTES
 
     @property
     def call_budget_s(self) -> float:
@@ -1117,11 +1139,17 @@ class CodeKernel:
             spec = parse_spec(payload["tests"])
         except SpecProblem as exc:
             return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
+        response = payload["response"]
+        too_long = _too_long(response, self.response_bytes)
+        if too_long:  # before anything reads it: no response makes the grader's parse run long
+            return self._refused(spec, too_long)
         language = spec.language or payload.get("language") or self.language
         if spec.kind == "stdio" and language is not None:
-            return self._stdio_in(language, payload["response"], spec)
+            return self._stdio_in(language, response, spec)
         prompt = _code_of(payload.get("prompt"))
-        program = build_program(payload["response"], prompt, spec.entry_point, self.prompt_prefix)
+        program = build_program(response, prompt, spec.entry_point, self.prompt_prefix)
+        if program.too_costly:  # nor may its compile in the sandbox's zygote
+            return self._refused(spec, f"the program was not parsed: {program.too_costly}")
         visible = self._visible(spec, prompt)
         tells = find_tells(program.tree, visible)
         source = _callable_source(program.source, spec)
@@ -1144,6 +1172,14 @@ class CodeKernel:
                     box.close()
             break
         return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+
+    def _refused(self, spec: TestSpec, reason: str) -> dict[str, Any]:
+        """Every test failed unrun, ``response_too_long``: a fail, never an error (a trainer
+        skips errors, so a response must not be able to choose one)."""
+        outcomes = [
+            TestOutcome(name, False, CodeFlag.RESPONSE_TOO_LONG, reason) for name in spec.test_names
+        ]
+        return _verdict(outcomes, [], sandboxed=True, mode=None, score=self.score)
 
     def _program_box(self) -> Sandbox:
         """This worker's program sandbox; a new one when every response gets its own."""
@@ -1342,7 +1378,8 @@ def _verdict(
     used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
     if used:  # what a judge reports as the submission's time (not a subscore: it varies)
         parts.append(f"{MAX_CPU} {max(used):.3f} s")
-    parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
+    if mode is not None or not sandboxed:  # None: nothing ran
+        parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
     fraction = passed / total if total else 0.0
     return {
         "score": fraction if score == "fraction" else float(passed == total and total > 0),
