@@ -338,3 +338,10 @@ def test_honest_f_strings_are_parsed_and_run(grader):
 def test_costly_f_strings_are_found_however_the_program_ends(code):
     assert "f-strings hold 20,000 fields" in costly_fstrings(code)
     assert costly_fstrings(code.replace("f", "").replace("F", "")) == ""  # plain strings: cheap
+
+
+def test_keys_crowded_with_one_hash_match_nothing_and_build_no_set():
+    crowd = {5 + k * _PRIME: k for k in range(200)}
+    assert values_match(crowd, dict(crowd)) is False
+    assert values_match(set(crowd), set(crowd)) is False
+    assert values_match({1: "a", 2: "b"}, {2: "b", 1: "a"})

@@ -287,10 +287,19 @@ def values_match(
             for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
-        return actual.keys() == expected.keys() and all(
-            values_match(actual[k], expected[k], abs_tol, rel_tol, tuples_as_lists=tuples_as_lists)
-            for k in expected
+        # keys as strictly as values: ``{1: "a"}`` does not meet ``{True: "a"}``
+        mine, theirs = _keyed(actual), _keyed(expected)
+        if mine is None or theirs is None or mine.keys() != theirs.keys():
+            return False
+        return all(
+            values_match(
+                actual[mine[key]], expected[k], abs_tol, rel_tol, tuples_as_lists=tuples_as_lists
+            )
+            for key, k in theirs.items()
         )
+    if type(expected) in (set, frozenset) and type(actual) is type(expected):
+        items = _as_set(actual)  # items as strictly as values: ``{1}`` does not meet ``{True}``
+        return items is not None and items == _as_set(expected)
     return type(actual) is type(expected) and bool(actual == expected)
 
 
@@ -322,31 +331,64 @@ def _finite(number: float) -> bool:
 _COLLECTIONS = (list, tuple, set, frozenset)
 
 
+class _Crowded(Exception):
+    """A set of item keys would hold a crowd of one hash (``crowded``): it is not built."""
+
+
 def _item_key(value: Any) -> Any:
     """A hashable stand-in for a plain value that keeps the distinctions ``values_match`` keeps
-    (``True`` is not ``1``, a list is not a tuple) and the equality it grants (``1 == 1.0``)."""
+    (``True`` is not ``1``, a list is not a tuple, a complex number is not a real one) and the
+    equalities it grants (``1 == 1.0``, NaN equals NaN).
+
+    Raises:
+        _Crowded: a set or dict inside would be built of a crowd of keys of one hash.
+    """
     kind = type(value)
     if kind is bool:
         return ("bool", value)
-    if kind in (int, float, complex):
+    if kind is float and value != value:
+        return ("nan",)
+    if kind is int or kind is float:
         return ("number", value)
     if kind is list or kind is tuple:
         return (kind.__name__, tuple(_item_key(item) for item in value))
     if kind is set or kind is frozenset:
-        return ("set", frozenset(_item_key(item) for item in value))
+        return ("set", frozenset(_keys(value)))
     if kind is dict:
-        return ("dict", frozenset((_item_key(k), _item_key(v)) for k, v in value.items()))
+        return ("dict", frozenset(_keys(value.items())))
     return (kind.__name__, value)
 
 
+def _keys(items: Any) -> list[Any]:
+    """The ``_item_key`` of each of ``items``.
+
+    Raises:
+        _Crowded: they hold a crowd of one hash. A program chooses its items, and their keys'
+            hashes follow from theirs: a set or dict of them would cost time quadratic in the
+            crowd.
+    """
+    keys = [_item_key(item) for item in items]
+    if crowded(keys):
+        raise _Crowded
+    return keys
+
+
+def _keyed(items: Any) -> dict[Any, Any] | None:
+    """``items`` by their ``_item_key``, or None when the keys hold a crowd of one hash."""
+    try:
+        return dict(zip(_keys(items), items, strict=True))
+    except _Crowded:
+        return None
+
+
 def _as_set(value: Any) -> frozenset[Any] | None:
-    """The items of a collection as a set (``compare: set``), or None for anything else, and
-    for a list crowded with distinct items of one hash (``crowded``: building its set would
-    cost the harness time quadratic in their number; it matches nothing)."""
+    """The items of a collection as a set of their keys (``compare: set``), or None for
+    anything else, and for a collection crowded with distinct items of one hash (it matches
+    nothing)."""
     if type(value) not in _COLLECTIONS:
         return None
-    keys = [_item_key(item) for item in value]
-    return None if crowded(keys) else frozenset(keys)
+    keyed = _keyed(value)
+    return None if keyed is None else frozenset(keyed)
 
 
 @dataclass
