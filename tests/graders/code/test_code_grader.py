@@ -337,6 +337,28 @@ def test_fresh_sandboxes_and_fresh_processes_are_options():
     assert grade(strongest, "def add(a, b):\n    return a + b\n", ADD_CASES).passed
 
 
+@pytest.mark.parametrize(
+    ("response", "tests"),
+    [
+        ("def add(a, b):\n    return a + b\n", ADD_CASES),
+        ("print(sum(map(int, input().split())))\n", {"stdio": [{"stdin": "1 2\n", "stdout": "3"}]}),
+        (
+            "print(sum(map(int, input().split())))\n",
+            {"language": "python", "stdio": [{"stdin": "1 2\n", "stdout": "3"}]},
+        ),
+    ],
+    ids=["function", "stdio", "stdio with a language"],
+)
+def test_a_fresh_sandbox_grade_says_its_isolation_and_is_not_flagged_unsandboxed(response, tests):
+    """The sandbox was closed before the grade read how it isolated: every honest row was
+    flagged ``unsandboxed``, though it ran under bubblewrap."""
+    fresh = load_grader("code", fresh_sandbox=True)
+    result = grade(fresh, response, tests)
+    assert result.passed, result.explanation
+    assert "unsandboxed" not in result.flags and "UNSANDBOXED" not in result.explanation
+    assert result.explanation.endswith(("sandbox: bwrap", "sandbox: native")), result.explanation
+
+
 # -- hostile programs, at the grader level --------------------------------------------------------
 
 

@@ -1210,10 +1210,11 @@ class CodeKernel:
                     return _error(f"the sandbox failed twice: {exc}", CodeFlag.SANDBOX_ERROR)
                 continue  # once more, in a fresh sandbox: a sample's verdict is not its fault
             finally:
+                ran_in = _isolation(box)  # read before a fresh sandbox is closed, which forgets it
                 if self.fresh_sandbox:
                     box.close()
             break
-        return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+        return _verdict(outcomes, tells, *ran_in, score=self.score)
 
     def _refused(self, spec: TestSpec, reason: str) -> dict[str, Any]:
         """Every test failed unrun, ``response_too_long``: a fail, never an error (a trainer
@@ -1265,6 +1266,7 @@ class CodeKernel:
             box.close()
             return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)
         finally:
+            ran_in = _isolation(box)
             if self.fresh_sandbox:
                 box.close()
         names = self.verdict_names
@@ -1272,7 +1274,7 @@ class CodeKernel:
             TestOutcome(v.name, v.passed, v.flag, v.reason, verdict_name(v.verdict, names), v.cpu_s)
             for v in verdicts
         ]
-        return _verdict(outcomes, [], sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+        return _verdict(outcomes, [], *ran_in, score=self.score)
 
     def _stdio_deadline(self) -> float | None:
         """The end of a stdin/stdout response's budget: only when the user set one (else each
@@ -1388,12 +1390,17 @@ MAX_CPU = "most CPU time of a test:"
 a judge reports as a submission's time; ``max_cpu_s`` reads it back)."""
 
 
+def _isolation(box: Sandbox) -> tuple[bool, str | None]:
+    """Whether ``box`` isolates what it runs, and how (``bwrap``, ``native``, ``none``)."""
+    return box.sandboxed, box.mode
+
+
 def _verdict(
     outcomes: list[TestOutcome],
     tells: list[Any],
-    *,
     sandboxed: bool,
     mode: str | None,
+    *,
     score: str = "fraction",
 ) -> dict[str, Any]:
     passed = sum(o.passed for o in outcomes)
