@@ -14,7 +14,9 @@ from truegrade.sandbox._zygote import MAX_COLLISIONS
 
 @pytest.fixture(scope="module")
 def grader() -> CodeGrader:
-    return CodeGrader.from_options({"call_timeout_s": 5, "program_timeout_s": 30})
+    return CodeGrader.from_options(
+        {"call_timeout_s": 5, "program_timeout_s": 30, "feedback": "full"}
+    )
 
 
 def _check_row(response: str, check: str) -> dict:

@@ -18,7 +18,10 @@ from truegrade.sandbox import crowded_within, decode_value
 
 @pytest.fixture(scope="module")
 def grader() -> CodeGrader:
-    return CodeGrader.from_options({"call_timeout_s": 5, "program_timeout_s": 30})
+    # every failure's detail: the messages are part of what is tested
+    return CodeGrader.from_options(
+        {"call_timeout_s": 5, "program_timeout_s": 30, "feedback": "full"}
+    )
 
 
 def _cases_row(response: str, cases: list, **spec) -> dict:
@@ -143,7 +146,7 @@ def repr_or_none(value) -> str:
     ],
 )
 def test_a_check_whose_assertion_carries_the_answer_fails_with_a_short_message(message, said):
-    grader = CodeGrader.from_options({"call_timeout_s": 5})
+    grader = CodeGrader.from_options({"call_timeout_s": 5, "feedback": "full"})
     check = "def check(candidate):\n    got = candidate()\n    assert got == 1, got\n"
     row = {
         "response": f"def f():\n    return {message}\n",

@@ -92,6 +92,13 @@ class CodeOptions(GraderOptions):
         response_bytes: The longest response read, in UTF-8 bytes (256 KiB: 64K tokens of
             reasoning and program fit); a longer one fails every test unread,
             ``response_too_long``, so that no response makes the grader's own parse run long.
+        feedback: How much of the tests a grade's explanation tells, for loops that show it to
+            the model: ``visible`` (the default, safe for RL) gives a failing test's input,
+            expected value and answer only when the row marks that case or stdin/stdout test
+            ``"visible": true``, and of a hidden one (a check always) only its name and kind of
+            failure (``wrong_answer``, ``timeout``...); ``none``, only how many tests passed;
+            ``full``, every failure's detail, hidden expected values included (for a dataset's
+            author, never for a model). Flags and subscores are the same in all three.
     """
 
     isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
@@ -120,6 +127,7 @@ class CodeOptions(GraderOptions):
     score: Literal["fraction", "all"] = "fraction"
     row_limits: bool = True
     response_bytes: int = Field(default=RESPONSE_BYTES, ge=1024)
+    feedback: Literal["full", "visible", "none"] = "visible"
 
     @model_validator(mode="after")
     def _checks(self) -> CodeOptions:
@@ -204,6 +212,7 @@ class CodeGrader(KernelGrader):
             stdout_bytes=o.stdout_bytes,
             verdict_names=o.verdict_names,
             response_bytes=o.response_bytes,
+            feedback=o.feedback,
         )
 
     def batch_timeout_s(self, kernel: Kernel, payloads: list[Any]) -> float:

@@ -403,6 +403,10 @@ class TestOutcome:
     verdict: str = ""
     cpu_s: float | None = None
     """The CPU time the test's run used (stdin/stdout tests in a named language)."""
+    of_program: bool = False
+    """The reason is about the program as a whole, read before any test's data reached it (it
+    does not compile, lacks its entry point, raised while loading, was too long to read, was
+    not run): it tells nothing of a hidden test, so every ``feedback`` but ``none`` shows it."""
 
 
 class _SandboxBroke(BaseException):
@@ -699,6 +703,13 @@ def _literal_calls(node: ast.AST, names: set[str]) -> list[tuple[list[Any], dict
     return found if visit(node) else None
 
 
+def _failed_call(name: str, result: CallResult) -> TestOutcome:
+    """The outcome of a test whose call did not answer with a value."""
+    flag, reason = _failure(result)
+    of_program = result.during_load or flag == CodeFlag.MISSING_ENTRY
+    return TestOutcome(name, False, flag, reason, of_program=of_program)
+
+
 def _failure(result: CallResult) -> tuple[str, str]:
     """(flag, reason) for a call that did not answer with a value."""
     if result.status == "raised":
@@ -833,7 +844,7 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
     except _NotPlainArgument as exc:
         raise SpecProblem(f"the check passes the candidate an argument that is {exc}") from None
     except _CallFailed:
-        outcome = TestOutcome("check", False, *_failure(calls.failures[-1]))
+        outcome = _failed_call("check", calls.failures[-1])
     except AssertionError as exc:
         said = _message(exc)
         detail = f": {said}" if said else ""
@@ -854,7 +865,7 @@ def _run_check(spec: TestSpec, calls: _Calls, helpers: str | None) -> TestOutcom
     if calls.unsendable is not None:
         raise SpecProblem(f"the check passes the candidate an argument that is {calls.unsendable}")
     if outcome.passed and calls.failures:
-        outcome = TestOutcome("check", False, *_failure(calls.failures[0]))
+        outcome = _failed_call("check", calls.failures[0])
     if outcome.passed and calls.count == 0:
         raise SpecProblem("the check never called the candidate")
     if outcome.flag == CodeFlag.WRONG_ANSWER and candidate.opaque:
@@ -898,7 +909,7 @@ def _call_cases(
     for index, case in enumerate(spec.cases):
         name = f"case_{index}"
         if load_failure is not None:
-            outcomes.append(TestOutcome(name, False, load_failure.flag, load_failure.reason))
+            outcomes.append(replace(load_failure, name=name))
             continue
         try:
             result = calls.call(case.args, case.kwargs, tag=index)
@@ -911,10 +922,9 @@ def _call_cases(
                 reason = _wrong_answer(spec.compare, case.expected, result.value)
                 outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
             continue
-        flag, reason = _failure(result)
-        outcome = TestOutcome(name, False, flag, reason)
+        outcome = _failed_call(name, result)
         outcomes.append(outcome)
-        if result.during_load or flag == CodeFlag.MISSING_ENTRY:
+        if outcome.of_program:
             load_failure = outcome  # every other case would fail the same way
 
 
@@ -958,7 +968,9 @@ def _run_stdio(
             left = deadline - time.monotonic()
             if left < 0.01:
                 reason = "not run: the response's time budget (program_timeout_s) ran out"
-                outcomes.append(TestOutcome(name, False, CodeFlag.BUDGET_EXHAUSTED, reason))
+                outcomes.append(
+                    TestOutcome(name, False, CodeFlag.BUDGET_EXHAUSTED, reason, of_program=True)
+                )
                 continue
             wall = min(wall, left)
         run: RunResult = program.run(
@@ -1129,6 +1141,7 @@ class CodeKernel:
     stdout_bytes: int = OUTPUT_BYTES
     verdict_names: str = "truegrade"
     response_bytes: int = RESPONSE_BYTES
+    feedback: str = "visible"
 
     @property
     def call_budget_s(self) -> float:
@@ -1214,15 +1227,35 @@ class CodeKernel:
                 if self.fresh_sandbox:
                     box.close()
             break
-        return _verdict(outcomes, tells, *ran_in, score=self.score)
+        return self._verdict(spec, outcomes, tells, ran_in)
+
+    def _verdict(
+        self,
+        spec: TestSpec,
+        outcomes: list[TestOutcome],
+        tells: list[Any],
+        ran_in: tuple[bool, str | None],
+    ) -> dict[str, Any]:
+        sandboxed, mode = ran_in
+        shown = _visible_tests(spec) if self.feedback != "none" else {}
+        return _verdict(
+            outcomes,
+            tells,
+            sandboxed,
+            mode,
+            score=self.score,
+            feedback=self.feedback,
+            shown=shown,
+        )
 
     def _refused(self, spec: TestSpec, reason: str) -> dict[str, Any]:
         """Every test failed unrun, ``response_too_long``: a fail, never an error (a trainer
         skips errors, so a response must not be able to choose one)."""
         outcomes = [
-            TestOutcome(name, False, CodeFlag.RESPONSE_TOO_LONG, reason) for name in spec.test_names
+            TestOutcome(name, False, CodeFlag.RESPONSE_TOO_LONG, reason, of_program=True)
+            for name in spec.test_names
         ]
-        return _verdict(outcomes, [], sandboxed=True, mode=None, score=self.score)
+        return self._verdict(spec, outcomes, [], (True, None))
 
     def _program_box(self) -> Sandbox:
         """This worker's program sandbox; a new one when every response gets its own."""
@@ -1260,8 +1293,9 @@ class CodeKernel:
                 spec.checker,
                 stop_at_failure=self.score == "all",
             )
-        except CheckerFailed as exc:
-            return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE, CodeFlag.CHECKER_ERROR)
+        except CheckerFailed as exc:  # what the judge said may quote an expected output
+            why = str(exc) if self.feedback == "full" else exc.message
+            return _error(f"bad test spec: {why}", CodeFlag.BAD_REFERENCE, CodeFlag.CHECKER_ERROR)
         except SandboxError as exc:
             box.close()
             return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)
@@ -1271,10 +1305,18 @@ class CodeKernel:
                 box.close()
         names = self.verdict_names
         outcomes = [
-            TestOutcome(v.name, v.passed, v.flag, v.reason, verdict_name(v.verdict, names), v.cpu_s)
+            TestOutcome(
+                v.name,
+                v.passed,
+                v.flag,
+                v.reason,
+                verdict_name(v.verdict, names),
+                v.cpu_s,
+                of_program=v.verdict in _OF_PROGRAM or v.reason.startswith("not run"),
+            )
             for v in verdicts
         ]
-        return _verdict(outcomes, [], *ran_in, score=self.score)
+        return self._verdict(spec, outcomes, [], ran_in)
 
     def _stdio_deadline(self) -> float | None:
         """The end of a stdin/stdout response's budget: only when the user set one (else each
@@ -1308,7 +1350,8 @@ class CodeKernel:
             if program.error is not None:
                 reason = f"does not compile: {program.error}"
                 return [
-                    TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason) for n in spec.test_names
+                    TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason, of_program=True)
+                    for n in spec.test_names
                 ]
             if spec.kind == "stdio":
                 return _run_stdio(spec, program, self._stdio_deadline(), self.stdio_settings(spec))
@@ -1372,9 +1415,11 @@ class CodeKernel:
             if not result.ok:
                 raise SpecProblem(f"{name} gives no answer for case {index}: {result.error}")
             if spec.compare == "set" and _as_set(result.value) is None:
+                value = result.value  # a hidden expected value: its type only, unless told all
+                said = _short(value) if self.feedback == "full" else f"a {type(value).__name__}"
                 raise SpecProblem(
-                    f"{name} answers case {index} with {_short(result.value)}, which is not a "
-                    "collection to compare as a set"
+                    f"{name} answers case {index} with {said}, which is not a collection to "
+                    "compare as a set"
                 )
         if len(results) < len(calls):
             raise SpecProblem(f"{name} stopped before answering case {len(results)}")
@@ -1390,6 +1435,51 @@ MAX_CPU = "most CPU time of a test:"
 a judge reports as a submission's time; ``max_cpu_s`` reads it back)."""
 
 
+_OF_PROGRAM = frozenset({"compile_error", "not_run"})
+"""Per-test verdicts whose reason is about the program as a whole (``TestOutcome.of_program``)."""
+
+
+def _told(outcome: TestOutcome, feedback: str, shown: dict[str, str]) -> str:
+    """What the explanation says of a failing test (``_verdict``'s ``feedback``). A hidden
+    test's reason may hold its expected value (a wrong answer's, a special judge's message,
+    a check's assertion, which quotes the check's line) or its input (echoed in the program's
+    own exception or stderr): only its name and kind of failure are told."""
+    given = shown.get(outcome.name)
+    if given is None and feedback != "full" and not outcome.of_program:
+        kind = outcome.verdict or outcome.flag or "failed"
+        return f"{outcome.name}: {kind} (a hidden test: feedback '{feedback}' tells no more)"
+    text = f"{outcome.name}: {outcome.reason}"
+    return text if given is None or outcome.of_program else f"{text} (input: {given})"
+
+
+def _visible_tests(spec: TestSpec) -> dict[str, str]:
+    """The tests the row marks ``visible``, by name, with the input each shows: the call for a
+    call case, stdin for a stdin/stdout test. A check is never visible: its messages quote its
+    own source, expected values included."""
+    if spec.kind == "cases":
+        call = f"{spec.method_of}().{spec.entry_point}" if spec.method_of else spec.entry_point
+        return {
+            f"case_{i}": f"{call}{_call_text(case.args, case.kwargs)}"
+            for i, case in enumerate(spec.cases)
+            if case.visible
+        }
+    if spec.kind == "stdio":
+        return {
+            f"stdio_{i}": f"stdin {_short(test.stdin, 80)}"
+            for i, test in enumerate(spec.stdio)
+            if test.visible
+        }
+    return {}
+
+
+def _call_text(args: list[Any], kwargs: dict[str, Any], limit: int = 120) -> str:
+    """``(1, [2], key='x')``, cut as ``_short`` cuts values."""
+    words = [_short(arg, limit) for arg in args]
+    words += [f"{key}={_short(value, limit)}" for key, value in kwargs.items()]
+    text = ", ".join(words)
+    return f"({text if len(text) <= limit else text[: limit - 3] + '...'})"
+
+
 def _isolation(box: Sandbox) -> tuple[bool, str | None]:
     """Whether ``box`` isolates what it runs, and how (``bwrap``, ``native``, ``none``)."""
     return box.sandboxed, box.mode
@@ -1402,7 +1492,14 @@ def _verdict(
     mode: str | None,
     *,
     score: str = "fraction",
+    feedback: str = "full",
+    shown: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """The grade's fields. ``feedback`` says how much of the tests the explanation tells:
+    ``full``, every failure's detail; ``visible``, the detail of a failing test only when
+    ``shown`` names it (with the input it shows), else its name and kind of failure; ``none``,
+    the counts alone. Flags and subscores (verdicts, never values) are the same in all."""
+    shown = shown or {}
     passed = sum(o.passed for o in outcomes)
     total = len(outcomes)
     flags: list[str] = []
@@ -1417,12 +1514,11 @@ def _verdict(
     for outcome in outcomes:
         if outcome.verdict:
             counts[outcome.verdict] = counts.get(outcome.verdict, 0.0) + 1.0
-    if counts:
+    if counts and feedback != "none":
         parts.append(", ".join(f"{o.name} {o.verdict}" for o in outcomes[:20]))
-    if failed:
-        first = failed[0]
-        parts.append(f"{first.name}: {first.reason}")
-    if tells:
+    if failed and feedback != "none":
+        parts.append(_told(failed[0], feedback, shown))
+    if tells and feedback != "none":
         parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
     used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
     if used:  # what a judge reports as the submission's time (not a subscore: it varies)
