@@ -187,6 +187,13 @@ def test_held_values_still_refuse_what_is_no_plain_type(value):
         {"s": [[1, 2]]},
         {"d": [[[1], 2]]},
         {"d": [[1]]},
+        {"c": [10**400, 0]},  # a part past any float: OverflowError, were it not caught
+        {"c": [0, -(10**400)]},
+        {"c": [True, 0]},
+        {"i": "not hex"},
+        {"i": ""},
+        {"b": "\u00e9t\u00e9"},  # not ASCII
+        {"b": 5},
         "ok",  # a plain string is fine: this one must decode
     ],
 )

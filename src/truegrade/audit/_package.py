@@ -154,7 +154,8 @@ def check_package(
             comes from every accepted one).
         progress: Called with the number of submissions graded, as they are.
     """
-    grader = CodeGrader.from_options({**(options or {}), "score": "all"})
+    # the package's own submissions, judged for its author: every failure's detail
+    grader = CodeGrader.from_options({"feedback": "full", **(options or {}), "score": "all"})
     limit = time_limit_s or package.time_limit_s
     derived = None
     if limit is None:

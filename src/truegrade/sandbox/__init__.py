@@ -11,6 +11,7 @@ from truegrade.sandbox._codec import (
     MAX_DEPTH,
     PlainDataError,
     crowded,
+    crowded_within,
     decode_value,
     encode_value,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "SandboxError",
     "SandboxUnavailable",
     "crowded",
+    "crowded_within",
     "decode_value",
     "encode_value",
     "layers",

@@ -13,6 +13,7 @@ what it decodes.
 from __future__ import annotations
 
 import base64
+import collections
 import json
 import marshal
 import os
@@ -26,6 +27,7 @@ __all__ = [
     "PLAIN_TYPES",
     "PlainDataError",
     "crowded",
+    "crowded_within",
     "decode_value",
     "encode_value",
     "frame",
@@ -146,10 +148,14 @@ def encode_value(value: Any, depth: int = 0, *, held: bool = False) -> Any:
 
 
 MAX_COLLISIONS = 64
-"""Distinct items of one set, frozenset or dict that may share a hash. Ints (and floats) hash to
-their value modulo a fixed prime, so a program can send thousands of distinct ones with one hash;
-building a set of them takes time quadratic in their number (40,000 cost the grader 30 s of CPU).
-Honest answers come nowhere near: ints with one hash differ by multiples of 2**61 - 1."""
+"""Distinct values of one set, frozenset or dict, or of one answer taken whole
+(``crowded_within``), that may share a hash. Ints (and floats) hash to their value modulo a
+fixed prime, so a program can send thousands of distinct ones with one hash; building a set of
+them takes time quadratic in their number (40,000 cost the grader 30 s of CPU). Honest answers
+come nowhere near: ints with one hash differ by multiples of 2**61 - 1."""
+
+
+_CROWD = f"more than {MAX_COLLISIONS} distinct items share one hash"
 
 
 def crowded(items: Any, limit: int = MAX_COLLISIONS) -> bool:
@@ -158,14 +164,81 @@ def crowded(items: Any, limit: int = MAX_COLLISIONS) -> bool:
     a crowd. Equal items (a list's repeats) are not a crowd. Unhashable items raise TypeError,
     as ``set()`` would."""
     buckets: dict[int, list[Any]] = {}
-    for item in items:
-        bucket = buckets.setdefault(hash(item), [])
-        if any(type(known) is type(item) and known == item for known in bucket):
-            continue
-        bucket.append(item)
-        if len(bucket) > limit:
-            return True
+    return any(_joins_crowd(buckets, hash(item), item, limit) for item in items)
+
+
+def _joins_crowd(buckets: dict[int, list[Any]], key: int, item: Any, limit: int) -> bool:
+    """Put ``item`` in its hash's bucket, unless an equal item is there; whether the bucket now
+    holds more than ``limit``."""
+    bucket = buckets.setdefault(key, [])
+    if any(type(known) is type(item) and known == item for known in bucket):
+        return False
+    bucket.append(item)
+    return len(bucket) > limit
+
+
+def crowded_within(value: Any, limit: int = MAX_COLLISIONS) -> bool:
+    """Whether more than ``limit`` distinct values of one hash are anywhere in a plain ``value``:
+    its items, and the items of every collection it holds, all taken together, since a check
+    may put any of them in one set (``set(answer)``, ``set(sum(rows, []))``), and each list
+    also as the tuple a check may make of it (``set(map(tuple, rows))``). The codec refuses a
+    crowded set or dict before building it; this also finds a crowd in lists and tuples, which
+    cost nothing to build but a check's ``set()`` of them time quadratic in the crowd's size.
+
+    Linear: the hashes are counted first (in C, where every item of a collection hashes), and
+    only the values of a hash seen more than ``limit`` times are compared, at most ``limit``
+    comparisons each. A tuple's hash reads what it holds, so nesting multiplies the hashing by
+    at most ``MAX_DEPTH``. Unhashable values (a list holding a list, a dict) are passed over,
+    as no set can hold them."""
+    counts: collections.Counter[int] = collections.Counter()
+    for parts in _parts(value):
+        counts.update(_hashes(parts))
+    if not counts or max(counts.values()) <= limit:
+        return False
+    suspects = {digest for digest, seen in counts.items() if seen > limit}
+    buckets: dict[int, list[Any]] = {}
+    for parts in _parts(value):
+        for item in parts:
+            digest = _hash_or_none(item)
+            if digest in suspects and _joins_crowd(buckets, digest, item, limit):
+                return True
     return False
+
+
+_NESTED = frozenset({list, tuple, set, frozenset, dict})
+
+
+def _parts(value: Any) -> Any:
+    """The values of each collection in ``value`` (a dict's keys and values), a collection at a
+    time, and each list once more as a tuple of its items."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            parts: Any = [*item, *item.values()]
+        elif kind in _NESTED:
+            parts = item
+        else:
+            continue
+        stack += [part for part in parts if type(part) in _NESTED]
+        yield parts
+        if kind is list:
+            yield (tuple(item),)
+
+
+def _hashes(parts: Any) -> list[int]:
+    try:
+        return list(map(hash, parts))
+    except TypeError:  # some are unhashable: hash the others one by one
+        return [digest for digest in map(_hash_or_none, parts) if digest is not None]
+
+
+def _hash_or_none(item: Any) -> int | None:
+    try:
+        return hash(item)
+    except TypeError:
+        return None
 
 
 def decode_value(data: Any, depth: int = 0) -> Any:
@@ -198,6 +271,7 @@ def decode_value(data: Any, depth: int = 0) -> Any:
         if tag == "c":
             if len(body) != 2 or not all(type(x) in (int, float) for x in body):
                 raise PlainDataError("malformed complex")
+            # an int past any float (``[10**400, 0]``) raises OverflowError: caught below
             return complex(body[0], body[1])
         items = [decode_value(item, depth + 1) for item in body]
         if tag == "t":
@@ -208,13 +282,15 @@ def decode_value(data: Any, depth: int = 0) -> Any:
                     raise PlainDataError("malformed dict item")
         keys = items if tag != "d" else [pair[0] for pair in items]
         if crowded(keys):
-            raise PlainDataError(f"more than {MAX_COLLISIONS} distinct items share one hash")
+            raise PlainDataError(_CROWD)
         if tag == "s":
             return set(items)
         if tag == "f":
             return frozenset(items)
         return dict((pair[0], pair[1]) for pair in items)
-    except (TypeError, ValueError) as exc:  # unhashable set items or keys, bad base64 or hex
+    except (TypeError, ValueError, OverflowError) as exc:  # unhashable items, bad base64 or hex,
+        # a complex part past any float: whatever a forged record holds, the caller gets
+        # PlainDataError (a fail of the program), never another exception (an error)
         if isinstance(exc, PlainDataError):
             raise
         raise PlainDataError(f"malformed {tag!r} value: {exc}") from None

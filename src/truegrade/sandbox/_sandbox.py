@@ -42,7 +42,14 @@ from truegrade._budgets import wall_backstop_s
 from truegrade._errors import TruegradeError
 from truegrade.sandbox import _launch
 from truegrade.sandbox._buildcache import BuildCache, CachedBuild, build_key
-from truegrade.sandbox._codec import PlainDataError, decode_value, encode_value, request_frame
+from truegrade.sandbox._codec import (
+    _CROWD,
+    PlainDataError,
+    crowded_within,
+    decode_value,
+    encode_value,
+    request_frame,
+)
 from truegrade.sandbox._kernel import landlock_abi, process_cpu
 from truegrade.sandbox._seccomp import SeccompUnavailable, build_filters
 from truegrade.sandbox._zygote import RECORD, STREAM_BYTES_MAX
@@ -944,6 +951,8 @@ def _answer(blob: bytes, elapsed: float, *, call: int | None = None) -> CallResu
             value = decode_value(record["value"])
         except (PlainDataError, RecursionError) as exc:
             return replace(base, status="bad_value", error=f"the returned value: {exc}")
+        if crowded_within(value):  # a check may build a set of any part of it
+            return replace(base, status="bad_value", error=f"the returned value: {_CROWD}")
         return replace(base, status="ok", value=value, fingerprint=blob)
     if status == "raised":
         name = str(record.get("type") or "Exception")[:100]

@@ -26,7 +26,8 @@ ADD_CASES = {
 
 @pytest.fixture(scope="module")
 def grader():
-    return load_grader("code", call_timeout_s=2, program_timeout_s=15)
+    # every failure's detail: the tests here are about what it says (``feedback``)
+    return load_grader("code", call_timeout_s=2, program_timeout_s=15, feedback="full")
 
 
 def grade(grader, response, tests, **row):
@@ -337,6 +338,28 @@ def test_fresh_sandboxes_and_fresh_processes_are_options():
     assert grade(strongest, "def add(a, b):\n    return a + b\n", ADD_CASES).passed
 
 
+@pytest.mark.parametrize(
+    ("response", "tests"),
+    [
+        ("def add(a, b):\n    return a + b\n", ADD_CASES),
+        ("print(sum(map(int, input().split())))\n", {"stdio": [{"stdin": "1 2\n", "stdout": "3"}]}),
+        (
+            "print(sum(map(int, input().split())))\n",
+            {"language": "python", "stdio": [{"stdin": "1 2\n", "stdout": "3"}]},
+        ),
+    ],
+    ids=["function", "stdio", "stdio with a language"],
+)
+def test_a_fresh_sandbox_grade_says_its_isolation_and_is_not_flagged_unsandboxed(response, tests):
+    """The sandbox was closed before the grade read how it isolated: every honest row was
+    flagged ``unsandboxed``, though it ran under bubblewrap."""
+    fresh = load_grader("code", fresh_sandbox=True)
+    result = grade(fresh, response, tests)
+    assert result.passed, result.explanation
+    assert "unsandboxed" not in result.flags and "UNSANDBOXED" not in result.explanation
+    assert result.explanation.endswith(("sandbox: bwrap", "sandbox: native")), result.explanation
+
+
 # -- hostile programs, at the grader level --------------------------------------------------------
 
 
@@ -402,7 +425,7 @@ def f(x):
 def test_the_program_budget_covers_all_its_tests_in_cpu_time():
     # 0.3 s of CPU a case against a budget of 1.0 s: the first few answered, the others not,
     # for want of time, which is not a wrong answer; the machine's load does not move it
-    grader = load_grader("code", call_timeout_s=5, program_timeout_s=1.0)
+    grader = load_grader("code", call_timeout_s=5, program_timeout_s=1.0, feedback="full")
     tests = {"entry_point": "f", "cases": [{"args": [i], "expected": i} for i in range(6)]}
     result = grade(grader, SPIN, tests)
     assert result.score < 1.0 and result.flags == ["timeout"], result.explanation
@@ -441,3 +464,155 @@ def test_a_sandbox_that_fails_under_a_sample_gets_one_more_try_in_a_fresh_one(mo
     monkeypatch.setattr(CodeKernel, "_run", always)
     verdict = kernel(grader.payload(sample))
     assert verdict["passed"] is None and "failed twice" in verdict["error"]
+
+
+# -- what a grade tells of hidden tests (``feedback``) --------------------------------------------
+
+SECRET_CASES = {
+    "entry_point": "f",
+    "cases": [
+        {"args": ["shown-in"], "expected": "shown-out", "visible": True},
+        {"args": ["secret-in"], "expected": "secret-out"},
+    ],
+}
+WRONG = "def f(x):\n    return 'got-' + x\n"
+
+
+def _leaks(result, *secrets: str) -> list[str]:
+    told = result.explanation + (result.error or "") + repr(result.subscores)
+    return [secret for secret in secrets if secret in told]
+
+
+@pytest.fixture(scope="module")
+def by_feedback():
+    return {
+        name: load_grader("code", call_timeout_s=2, feedback=name)
+        for name in ("full", "visible", "none")
+    }
+
+
+def test_by_default_a_hidden_case_is_named_with_its_kind_of_failure_only():
+    """A loop that shows the explanation to the model handed it every hidden expected value."""
+    hidden_first = {"entry_point": "f", "cases": SECRET_CASES["cases"][::-1]}
+    result = grade(load_grader("code", call_timeout_s=2), WRONG, hidden_first)
+    assert result.flags == ["wrong_answer"] and result.subscores == {"case_0": 0.0, "case_1": 0.0}
+    assert "case_0: wrong_answer" in result.explanation
+    assert _leaks(result, "secret-out", "got-secret-in", "secret-in") == []
+
+
+def test_a_visible_case_shows_its_input_expected_value_and_answer(by_feedback):
+    result = grade(by_feedback["visible"], WRONG, SECRET_CASES)
+    assert "case_0: expected 'shown-out', got 'got-shown-in' (input: f('shown-in'))" in (
+        result.explanation
+    )
+    assert _leaks(result, "secret") == []
+
+
+def test_feedback_none_says_only_how_many_tests_passed(by_feedback):
+    result = grade(by_feedback["none"], WRONG, SECRET_CASES)
+    assert result.explanation.startswith("0/2 tests passed; sandbox: ")
+    assert _leaks(result, "shown-out", "secret-out") == [] and "case_" not in result.explanation
+    assert result.subscores == {"case_0": 0.0, "case_1": 0.0}  # verdicts, never values
+
+
+def test_feedback_full_keeps_every_detail(by_feedback):
+    hidden_first = {"entry_point": "f", "cases": SECRET_CASES["cases"][::-1]}
+    result = grade(by_feedback["full"], WRONG, hidden_first)
+    assert "case_0: expected 'secret-out', got 'got-secret-in'" in result.explanation
+
+
+@pytest.mark.parametrize(
+    ("program", "kind"),
+    [
+        ("def f(x):\n    raise ValueError(x)\n", "exception"),  # the input, echoed
+        ("def f(x):\n    return type(x, (), {})()\n", "not_plain_data"),  # in a class's name
+        ("def f(x):\n    import sys\n    print(x)\n    sys.exit(x)\n", "early_exit"),
+    ],
+)
+def test_a_program_cannot_read_a_hidden_input_back_from_its_own_failure(by_feedback, program, kind):
+    hidden = {"entry_point": "f", "cases": [{"args": ["secret-in"], "expected": 1}]}
+    result = grade(by_feedback["visible"], program, hidden)
+    assert result.flags[0] == kind
+    assert _leaks(result, "secret-in") == []
+    assert "secret-in" in grade(by_feedback["full"], program, hidden).explanation
+
+
+def test_a_check_is_hidden_its_assertions_say_what_it_expects(by_feedback):
+    check = "def check(c):\n    assert c(1) == 'secret-out', 'wanted secret-out'\n"
+    tests = {"entry_point": "f", "check": check}
+    nope = "def f(x):\n    return 'nope'\n"
+    result = grade(by_feedback["visible"], nope, tests)
+    assert result.flags == ["wrong_answer"] and "check: wrong_answer" in result.explanation
+    assert _leaks(result, "secret-out") == []
+    assert "secret-out" in grade(by_feedback["full"], nope, tests).explanation
+
+
+def test_a_reference_program_s_answers_stay_hidden(by_feedback):
+    tests = {
+        "entry_point": "f",
+        "expected_from": ["def f(x):\n    return 'secret-out'\n", "def f(x):\n    return 'also'\n"],
+        "cases": [{"args": ["secret-in"]}],
+    }
+    result = grade(by_feedback["visible"], WRONG, tests)
+    assert result.flags == ["wrong_answer"]
+    assert _leaks(result, "secret-out", "also", "secret-in") == []
+
+
+STDIO_SECRETS = {
+    "stdio": [
+        {"stdin": "shown-in\n", "stdout": "shown-out\n", "visible": True},
+        {"stdin": "secret-in\n", "stdout": "secret-out\n"},
+    ]
+}
+ECHO = "print('got-' + input())\n"
+CRASH = "import sys\nline = input()\nif 'secret' in line:\n    sys.exit('died on ' + line)\n"
+
+
+@pytest.mark.parametrize("language", [None, "python"])
+def test_a_hidden_stdin_test_hides_its_input_and_expected_output(by_feedback, language):
+    tests = {**STDIO_SECRETS, "language": language} if language else STDIO_SECRETS
+    wrong = grade(by_feedback["visible"], ECHO, tests)
+    assert "expected stdout 'shown-out\\n', got 'got-shown-in\\n'" in wrong.explanation
+    assert "(input: stdin 'shown-in\\n')" in wrong.explanation
+    assert _leaks(wrong, "secret") == []
+    hidden_first = {**tests, "stdio": tests["stdio"][::-1]}
+    crashed = grade(by_feedback["visible"], CRASH, hidden_first)  # its stderr echoes stdin
+    assert crashed.passed is False and _leaks(crashed, "secret") == []
+    assert "secret-in" in grade(by_feedback["full"], CRASH, hidden_first).explanation
+
+
+@pytest.mark.system_tool("python3", package="python3")
+def test_a_special_judge_s_message_on_a_hidden_test_is_not_told(by_feedback):
+    judge = (
+        "import sys\n"
+        "out, ans = open(sys.argv[2]).read(), open(sys.argv[3]).read()\n"
+        "if ans.strip() == 'broken':\n    sys.exit(3)\n"
+        "if out != ans:\n"
+        "    print('expected', ans.strip(), file=sys.stderr)\n    sys.exit(1)\n"
+    )
+    checker = {"language": "python", "source": judge}
+    tests = {"language": "python", "checker": checker, "stdio": STDIO_SECRETS["stdio"][1:]}
+    result = grade(by_feedback["visible"], ECHO, tests)
+    assert result.flags == ["wrong_answer"] and _leaks(result, "secret") == []
+    assert "expected secret-out" in grade(by_feedback["full"], ECHO, tests).explanation
+    broken = {**tests, "stdio": [{"stdin": "x\n", "stdout": "broken\n"}]}
+    error = grade(by_feedback["visible"], "print('broken')\nprint(1)\n", broken)
+    assert error.error is not None and "checker_error" in error.flags
+
+
+def test_what_is_about_the_program_as_a_whole_is_told_of_hidden_tests_too(by_feedback):
+    hidden = {"entry_point": "f", "cases": [{"args": ["secret-in"], "expected": "secret-out"}]}
+    syntax = grade(by_feedback["visible"], "def f(x)\n    return x\n", hidden)
+    assert syntax.flags == ["syntax_error"] and "does not compile" in syntax.explanation
+    loading = grade(by_feedback["visible"], "raise KeyError('at load')\n", hidden)
+    assert "while loading the program" in loading.explanation
+    missing = grade(by_feedback["visible"], "def g(x):\n    return x\n", hidden)
+    assert missing.flags == ["missing_entry_point"] and "f" in missing.explanation
+    for result in (syntax, loading, missing):
+        assert _leaks(result, "secret") == []
+
+
+def test_feedback_is_an_option_with_three_values():
+    assert load_grader("code").options.feedback == "visible"
+    with pytest.raises(SpecError, match="feedback"):
+        load_grader("code", feedback="some")

@@ -56,7 +56,7 @@ def _grade(language: str, source: str, plan: list[tuple[str, str, str]]):
         "memory_mb": 128,
         "stdio": [{"stdin": i + "\n", "stdout": o} for i, o, _ in plan],
     }
-    grader = CodeGrader.from_options({})
+    grader = CodeGrader.from_options({"feedback": "full"})  # the reasons are tested too
     grade = grader.grade({"response": f"```{language}\n{source}```", "reference": spec})
     assert grade.error is None, grade.error
     return grade

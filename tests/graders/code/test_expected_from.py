@@ -18,7 +18,7 @@ SPEC = {"entry_point": "f", "expected_from": DOUBLES, "cases": [{"args": [3]}, {
 
 @pytest.fixture(scope="module")
 def grader():
-    return load_grader("code", call_timeout_s=2, program_timeout_s=15)
+    return load_grader("code", call_timeout_s=2, program_timeout_s=15, feedback="full")
 
 
 def grade(grader, response, tests):

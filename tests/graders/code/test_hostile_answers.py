@@ -14,7 +14,9 @@ from truegrade.sandbox._codec import MAX_COLLISIONS
 
 @pytest.fixture(scope="module")
 def grader() -> CodeGrader:
-    return CodeGrader.from_options({"call_timeout_s": 5, "program_timeout_s": 30})
+    return CodeGrader.from_options(
+        {"call_timeout_s": 5, "program_timeout_s": 30, "feedback": "full"}
+    )
 
 
 def _check_row(response: str, check: str) -> dict:
@@ -148,8 +150,8 @@ def test_a_forged_record_carrying_a_crowded_set_is_a_fail(grader):
     assert "share one hash" in grade.explanation
 
 
-def test_a_crowded_list_compared_as_a_set_is_a_wrong_answer(grader):
+def test_a_crowded_list_compared_as_a_set_is_not_plain_data(grader):
     program = "def f():\n    return [5 + k * (2**61 - 1) for k in range(20000)]\n"
     grade = grader.grade(_cases_row(program, [{"args": [], "expected": [5]}], compare="set"))
     assert grade.error is None
-    assert grade.passed is False and grade.flags[0] == "wrong_answer"
+    assert grade.passed is False and grade.flags[0] == "not_plain_data"

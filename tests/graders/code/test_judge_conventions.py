@@ -42,7 +42,9 @@ def test_an_unknown_comparison_names_the_ones_there_are():
 
 
 def test_output_past_the_cap_is_output_limit_not_a_crash():
-    grader = CodeGrader.from_options({"call_timeout_s": 5, "stdout_bytes": 65536})
+    grader = CodeGrader.from_options(
+        {"call_timeout_s": 5, "stdout_bytes": 65536, "feedback": "full"}
+    )
     flood = "import sys\nsys.stdout.write('x' * 200000)\n"
     grade = grader.grade(_row(flood, "x\n"))
     assert grade.error is None and grade.passed is False
@@ -54,7 +56,7 @@ def test_a_test_the_budget_leaves_no_time_for_is_budget_exhausted_not_time_limit
     """Two tests with a 3 s limit each and a 1 s budget for the whole response: the first is
     stopped when the budget runs out, short of its limit, the second is never run. Neither
     reached its own limit, so neither is ``time_limit``."""
-    grader = CodeGrader.from_options({"program_timeout_s": 1.0})
+    grader = CodeGrader.from_options({"program_timeout_s": 1.0, "feedback": "full"})
     loop = "while True:\n    pass\n"
     tests = [{"stdin": "", "stdout": "1\n"}, {"stdin": "", "stdout": "1\n"}]
     row = {
@@ -75,7 +77,7 @@ def test_the_default_output_cap_is_a_judges_8_mib_and_a_row_may_set_its_own():
     and a row's ``output_mb`` (a package's output limit) takes the default's place."""
     big = "print('x' * 2_000_000)\n"
     row = _row(big, "x" * 2_000_000 + "\n")
-    grader = CodeGrader.from_options({})
+    grader = CodeGrader.from_options({"feedback": "full"})
     assert grader.grade(row).passed, grader.grade(row).explanation
     capped = _row(big, "x" * 2_000_000 + "\n", output_mb=1)
     grade = grader.grade(capped)
@@ -110,12 +112,13 @@ def test_a_row_may_ask_for_the_kattis_default_validator_with_its_flags():
     row = _row(code, "1 nan YES\n", compare="kattis", validator_flags="float_tolerance 1e-3")
     assert CodeGrader.from_options({}).grade(row).passed
     tight = _row(code, "1 nan YES\n", compare="kattis", validator_flags="float_tolerance 1e-5")
-    grade = CodeGrader.from_options({}).grade(tight)
+    full = CodeGrader.from_options({"feedback": "full"})
+    grade = full.grade(tight)
     assert grade.passed is False and "too far" in grade.explanation
     cased = _row(
         code, "1 nan YES\n", compare="kattis", validator_flags="case_sensitive float_tolerance 1"
     )
-    assert "expected 'nan', got 'NaN'" in CodeGrader.from_options({}).grade(cased).explanation
+    assert "expected 'nan', got 'NaN'" in full.grade(cased).explanation
 
 
 def test_unknown_validator_flags_make_the_row_an_error_not_a_zero():

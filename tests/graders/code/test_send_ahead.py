@@ -12,7 +12,9 @@ from truegrade.graders.code._harness import _calls_ahead
 
 @pytest.fixture(scope="module")
 def grader() -> CodeGrader:
-    return CodeGrader.from_options({"call_timeout_s": 3, "program_timeout_s": 20})
+    return CodeGrader.from_options(
+        {"call_timeout_s": 3, "program_timeout_s": 20, "feedback": "full"}
+    )
 
 
 def _row(response: str, check: str, entry: str = "f") -> dict:

@@ -32,7 +32,9 @@ needs_python = pytest.mark.system_tool("python3", package="python3")
 
 @pytest.fixture(scope="module")
 def grader() -> CodeGrader:
-    return CodeGrader.from_options({"call_timeout_s": 2, "program_timeout_s": 60})
+    return CodeGrader.from_options(
+        {"call_timeout_s": 2, "program_timeout_s": 60, "feedback": "full"}
+    )
 
 
 def _spec(tests=TESTS, source: str = DIVIDES, language: str = "c") -> dict:

@@ -156,3 +156,37 @@ def test_typed_values_of_every_tag_are_decoded():
 def test_a_typed_value_that_is_not_encoded_is_a_bad_spec(typed, case, message):
     with pytest.raises(SpecProblem, match=message):
         parse_spec({"entry_point": "f", "typed": typed, "cases": [case]})
+
+
+# -- keys and set items, as strictly as values ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "passes"),
+    [
+        ("{1: 'a'}", {"d": [[True, "a"]]}, False),  # keys compared with ==: True is 1
+        ("{True: 'a'}", {"d": [[1, "a"]]}, False),
+        ("{True: 'a'}", {"d": [[True, "a"]]}, True),
+        ("{1.0: 'a'}", {"d": [[1, "a"]]}, True),  # 1 and 1.0, as for values
+        ("{(1, True): 'a'}", {"d": [[{"t": [1, 1]}, "a"]]}, False),
+        ("{'k': {1: 'a'}}", {"d": [["k", {"d": [[True, "a"]]}]]}, False),
+        ("{1, 2}", {"s": [True, 2]}, False),  # set items too
+        ("{True, 2}", {"s": [True, 2]}, True),
+        ("{True, 1}", {"s": [True, 1]}, True),
+        ("frozenset({(1, 2)})", {"f": [{"t": [True, 2]}]}, False),
+        ("{1.0, 2}", {"s": [1, 2]}, True),
+    ],
+)
+def test_keys_and_set_items_are_compared_as_strictly_as_values(grader, answer, expected, passes):
+    tests = {"entry_point": "f", "typed": True, "cases": [{"args": [], "expected": expected}]}
+    result = grade(grader, f"def f():\n    return {answer}\n", tests)
+    assert result.passed is passes, result.explanation
+    assert passes or result.flags == ["wrong_answer"]
+
+
+def test_a_reference_answer_s_bool_keys_are_not_met_by_int_keys(grader):
+    reference = "def f(xs):\n    return {x > 0: x for x in xs}\n"
+    tests = {"entry_point": "f", "expected_from": reference, "cases": [{"args": [[1, -1]]}]}
+    wrong = grade(grader, "def f(xs):\n    return {int(x > 0): x for x in xs}\n", tests)
+    assert (wrong.passed, wrong.flags) == (False, ["wrong_answer"]), wrong.explanation
+    assert grade(grader, reference, tests).passed

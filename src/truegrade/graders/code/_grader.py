@@ -18,7 +18,7 @@ from truegrade._budgets import WALL_FACTOR
 from truegrade.core import Flag, Grade, Grader, Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader, walk
 from truegrade.graders.code._compile import pch_dirs
-from truegrade.graders.code._harness import CALL_BUDGET_S, MAX_CPU, CodeKernel
+from truegrade.graders.code._harness import CALL_BUDGET_S, MAX_CPU, RESPONSE_BYTES, CodeKernel
 from truegrade.graders.code._languages import language_named, read_only_dirs
 from truegrade.graders.code._rows import DATASET_COLUMNS
 from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
@@ -89,6 +89,16 @@ class CodeOptions(GraderOptions):
         score: ``fraction`` (tests passed / tests) or ``all`` (1 only when every test passes).
         row_limits: Use the row's own time and memory limits (CodeContests ships them) instead
             of ``call_timeout_s`` and ``memory_mb``.
+        response_bytes: The longest response read, in UTF-8 bytes (256 KiB: 64K tokens of
+            reasoning and program fit); a longer one fails every test unread,
+            ``response_too_long``, so that no response makes the grader's own parse run long.
+        feedback: How much of the tests a grade's explanation tells, for loops that show it to
+            the model: ``visible`` (the default, safe for RL) gives a failing test's input,
+            expected value and answer only when the row marks that case or stdin/stdout test
+            ``"visible": true``, and of a hidden one (a check always) only its name and kind of
+            failure (``wrong_answer``, ``timeout``...); ``none``, only how many tests passed;
+            ``full``, every failure's detail, hidden expected values included (for a dataset's
+            author, never for a model). Flags and subscores are the same in all three.
     """
 
     isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
@@ -116,6 +126,8 @@ class CodeOptions(GraderOptions):
     compile_memory_mb: int = Field(default=2048, ge=256)
     score: Literal["fraction", "all"] = "fraction"
     row_limits: bool = True
+    response_bytes: int = Field(default=RESPONSE_BYTES, ge=1024)
+    feedback: Literal["full", "visible", "none"] = "visible"
 
     @model_validator(mode="after")
     def _checks(self) -> CodeOptions:
@@ -199,6 +211,8 @@ class CodeGrader(KernelGrader):
             wall_factor=o.wall_factor,
             stdout_bytes=o.stdout_bytes,
             verdict_names=o.verdict_names,
+            response_bytes=o.response_bytes,
+            feedback=o.feedback,
         )
 
     def batch_timeout_s(self, kernel: Kernel, payloads: list[Any]) -> float:

@@ -42,6 +42,7 @@ import re
 import time
 import traceback
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -79,7 +80,7 @@ from truegrade.sandbox import (
     encode_value,
 )
 
-__all__ = ["MAX_CPU", "CodeFlag", "CodeKernel", "values_match"]
+__all__ = ["MAX_CPU", "RESPONSE_BYTES", "CodeFlag", "CodeKernel", "values_match"]
 
 
 class CodeFlag:
@@ -130,6 +131,11 @@ class CodeFlag:
     """The special judge crashed, was killed, ran past its bounds or exited with no verdict on
     the program's output, while it judges the test's expected output: a fail of that test, never
     an error (a trainer skips errors, so a program must not be able to choose one)."""
+    RESPONSE_TOO_LONG = "response_too_long"
+    """The response is longer than ``response_bytes``, or its program's f-strings would cost
+    Python's parser time quadratic in their size past a bound (``FSTRING_WORK``): every test
+    fails unrun and the response is not parsed, so no response makes the grader's own parse
+    run long."""
     MISSING_ENTRY = "missing_entry_point"
     """The program defines no function with the entry point's name."""
     EXIT_STATUS = "exit_status"
@@ -187,12 +193,67 @@ def sandbox_for(config: SandboxConfig, role: str = "program") -> Sandbox:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    if type(value) is int and value.bit_length() > 4000:
-        return f"an int of {value.bit_length()} bits"
+    """``repr(value)`` cut to ``limit`` characters, in time bounded by ``limit`` and the value's
+    depth, whatever its size: an answer may be a megabyte of items, or hold ints too long to
+    write out (``repr`` would raise), and only the start is ever shown."""
+    text = ""
+    for piece in _repr_pieces(value, limit, 0):
+        text += piece
+        if len(text) > limit:
+            return text[: limit - 3] + "..."
+    return text
+
+
+_DIGITS_BITS = 4000
+"""Ints longer than this are named by their size: writing one out in decimal costs time
+quadratic in its length, and Python refuses past 4,300 digits."""
+_BRACKETS: dict[type, tuple[str, str]] = {
+    list: ("[", "]"),
+    tuple: ("(", ")"),
+    set: ("{", "}"),
+    frozenset: ("frozenset({", "})"),
+}
+
+
+def _repr_pieces(value: Any, limit: int, depth: int) -> Iterator[str]:
+    """``repr(value)`` in pieces, lazily, so the caller can stop after ``limit`` characters."""
+    kind = type(value)
+    if kind is int and value.bit_length() > _DIGITS_BITS:
+        yield f"<an int of {value.bit_length()} bits>"
+    elif kind is str or kind is bytes:
+        yield repr(value[: limit + 1])  # only the start can show
+    elif depth > MAX_DEPTH and kind in (list, tuple, set, frozenset, dict):
+        yield "..."
+    elif kind is dict:
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ", " if i else ""
+            yield from _repr_pieces(key, limit, depth + 1)
+            yield ": "
+            yield from _repr_pieces(item, limit, depth + 1)
+        yield "}"
+    elif kind in _BRACKETS:
+        if not value and kind in (set, frozenset):
+            yield f"{kind.__name__}()"
+            return
+        start, end = _BRACKETS[kind]
+        yield start
+        for i, item in enumerate(value):
+            yield ", " if i else ""
+            yield from _repr_pieces(item, limit, depth + 1)
+        yield ",)" if kind is tuple and len(value) == 1 else end
+    else:  # None, bool, a short int, float, complex; an Opaque answer
+        yield repr(value)
+
+
+def _message(exc: BaseException, limit: int = 300) -> str:
+    """``str(exc)`` cut to ``limit`` characters. A check's exception may carry the program's
+    answer (``assert got == want, got``): a megabyte long, or holding an int too long for
+    ``str``, which then raises; its arguments are shown as ``_short`` shows values instead."""
     try:
-        text = repr(value)
-    except ValueError:  # an int deep inside, past Python's limit on decimal digits
-        return f"a {type(value).__name__} holding an int too long to write out"
+        text = str(exc)
+    except Exception:
+        text = _short(exc.args[0] if len(exc.args) == 1 else exc.args, limit)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -225,10 +286,19 @@ def values_match(
             for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
-        return actual.keys() == expected.keys() and all(
-            values_match(actual[k], expected[k], abs_tol, rel_tol, tuples_as_lists=tuples_as_lists)
-            for k in expected
+        # keys as strictly as values: ``{1: "a"}`` does not meet ``{True: "a"}``
+        mine, theirs = _keyed(actual), _keyed(expected)
+        if mine is None or theirs is None or mine.keys() != theirs.keys():
+            return False
+        return all(
+            values_match(
+                actual[mine[key]], expected[k], abs_tol, rel_tol, tuples_as_lists=tuples_as_lists
+            )
+            for key, k in theirs.items()
         )
+    if type(expected) in (set, frozenset) and type(actual) is type(expected):
+        items = _as_set(actual)  # items as strictly as values: ``{1}`` does not meet ``{True}``
+        return items is not None and items == _as_set(expected)
     return type(actual) is type(expected) and bool(actual == expected)
 
 
@@ -245,40 +315,79 @@ def _numbers_match(actual: float, expected: float, abs_tol: float, rel_tol: floa
         return math.isclose(actual, expected, rel_tol=rel_tol, abs_tol=abs_tol)
     if actual == expected:
         return True
-    if not (abs_tol or rel_tol) or not (math.isfinite(actual) and math.isfinite(expected)):
+    if not (abs_tol or rel_tol) or not (_finite(actual) and _finite(expected)):
         return False
     a, b = Fraction(actual), Fraction(expected)  # exact, whatever the int's size
     return abs(a - b) <= max(Fraction(rel_tol) * max(abs(a), abs(b)), Fraction(abs_tol))
 
 
+def _finite(number: float) -> bool:
+    """Whether a number is finite, never converting an int to a float (``math.isfinite(10**400)``
+    raises ``OverflowError``: every int is finite)."""
+    return type(number) is int or math.isfinite(number)
+
+
 _COLLECTIONS = (list, tuple, set, frozenset)
+
+
+class _Crowded(Exception):
+    """A set of item keys would hold a crowd of one hash (``crowded``): it is not built."""
 
 
 def _item_key(value: Any) -> Any:
     """A hashable stand-in for a plain value that keeps the distinctions ``values_match`` keeps
-    (``True`` is not ``1``, a list is not a tuple) and the equality it grants (``1 == 1.0``)."""
+    (``True`` is not ``1``, a list is not a tuple, a complex number is not a real one) and the
+    equalities it grants (``1 == 1.0``, NaN equals NaN).
+
+    Raises:
+        _Crowded: a set or dict inside would be built of a crowd of keys of one hash.
+    """
     kind = type(value)
     if kind is bool:
         return ("bool", value)
-    if kind in (int, float, complex):
+    if kind is float and value != value:
+        return ("nan",)
+    if kind is int or kind is float:
         return ("number", value)
     if kind is list or kind is tuple:
         return (kind.__name__, tuple(_item_key(item) for item in value))
     if kind is set or kind is frozenset:
-        return ("set", frozenset(_item_key(item) for item in value))
+        return ("set", frozenset(_keys(value)))
     if kind is dict:
-        return ("dict", frozenset((_item_key(k), _item_key(v)) for k, v in value.items()))
+        return ("dict", frozenset(_keys(value.items())))
     return (kind.__name__, value)
 
 
+def _keys(items: Any) -> list[Any]:
+    """The ``_item_key`` of each of ``items``.
+
+    Raises:
+        _Crowded: they hold a crowd of one hash. A program chooses its items, and their keys'
+            hashes follow from theirs: a set or dict of them would cost time quadratic in the
+            crowd.
+    """
+    keys = [_item_key(item) for item in items]
+    if crowded(keys):
+        raise _Crowded
+    return keys
+
+
+def _keyed(items: Any) -> dict[Any, Any] | None:
+    """``items`` by their ``_item_key``, or None when the keys hold a crowd of one hash."""
+    try:
+        return dict(zip(_keys(items), items, strict=True))
+    except _Crowded:
+        return None
+
+
 def _as_set(value: Any) -> frozenset[Any] | None:
-    """The items of a collection as a set (``compare: set``), or None for anything else, and
-    for a list crowded with distinct items of one hash (``crowded``: building its set would
-    cost the harness time quadratic in their number; it matches nothing)."""
+    """The items of a collection as a set of their keys (``compare: set``), or None for
+    anything else, and for a collection crowded with distinct items of one hash (it matches
+    nothing)."""
     if type(value) not in _COLLECTIONS:
         return None
-    keys = [_item_key(item) for item in value]
-    return None if crowded(keys) else frozenset(keys)
+    keyed = _keyed(value)
+    return None if keyed is None else frozenset(keyed)
 
 
 @dataclass
@@ -293,6 +402,10 @@ class TestOutcome:
     verdict: str = ""
     cpu_s: float | None = None
     """The CPU time the test's run used (stdin/stdout tests in a named language)."""
+    of_program: bool = False
+    """The reason is about the program as a whole, read before any test's data reached it (it
+    does not compile, lacks its entry point, raised while loading, was too long to read, was
+    not run): it tells nothing of a hidden test, so every ``feedback`` but ``none`` shows it."""
 
 
 class _NotPlainArgument(BaseException):
@@ -368,6 +481,13 @@ def _literal_calls(node: ast.AST, names: set[str]) -> list[tuple[list[Any], dict
         return all(visit(child) for child in ast.iter_child_nodes(item))
 
     return found if visit(node) else None
+
+
+def _failed_call(name: str, result: CallResult) -> TestOutcome:
+    """The outcome of a test whose call did not answer with a value."""
+    flag, reason = _failure(result)
+    of_program = result.during_load or flag == CodeFlag.MISSING_ENTRY
+    return TestOutcome(name, False, flag, reason, of_program=of_program)
 
 
 def _failure(result: CallResult) -> tuple[str, str]:
@@ -535,9 +655,10 @@ def _check_once(spec: TestSpec, calls: Calls, helpers: str | None, *, ahead: boo
     except _NotPlainArgument as exc:
         raise SpecProblem(f"the check passes the candidate an argument that is {exc}") from None
     except _CallFailed:
-        outcome = TestOutcome("check", False, *_failure(calls.failures[-1]))
+        outcome = _failed_call("check", calls.failures[-1])
     except AssertionError as exc:
-        detail = f": {exc}" if str(exc) else ""
+        said = _message(exc)
+        detail = f": {said}" if said else ""
         outcome = TestOutcome(
             "check", False, CodeFlag.WRONG_ANSWER, f"assertion failed{_check_line(exc)}{detail}"
         )
@@ -545,7 +666,7 @@ def _check_once(spec: TestSpec, calls: Calls, helpers: str | None, *, ahead: boo
         from_program = any(exc is raised for raised in calls.raised)
         flag = CodeFlag.EXCEPTION if from_program else CodeFlag.WRONG_ANSWER
         outcome = TestOutcome(
-            "check", False, flag, f"{type(exc).__name__}: {str(exc)[:300]}{_check_line(exc)}"
+            "check", False, flag, f"{type(exc).__name__}: {_message(exc)}{_check_line(exc)}"
         )
     finally:
         calls.stop_ahead()
@@ -555,7 +676,7 @@ def _check_once(spec: TestSpec, calls: Calls, helpers: str | None, *, ahead: boo
     if calls.unsendable is not None:
         raise SpecProblem(f"the check passes the candidate an argument that is {calls.unsendable}")
     if outcome.passed and calls.failures:
-        outcome = TestOutcome("check", False, *_failure(calls.failures[0]))
+        outcome = _failed_call("check", calls.failures[0])
     if outcome.passed and calls.count == 0:
         raise SpecProblem("the check never called the candidate")
     if outcome.flag == CodeFlag.WRONG_ANSWER and candidate.opaque:
@@ -608,11 +729,10 @@ def _call_cases(
     load_failure: TestOutcome | None = None
     for index, case in enumerate(spec.cases):
         if load_failure is not None:
-            name = f"case_{index}"
-            outcomes.append(TestOutcome(name, False, load_failure.flag, load_failure.reason))
+            outcomes.append(replace(load_failure, name=f"case_{index}"))
             continue
-        result = _call_one(spec, case, index, calls, abs_tol, rel_tol, outcomes)
-        if result is not None and (result.during_load or result.status == "missing_entry"):
+        _call_one(spec, case, index, calls, abs_tol, rel_tol, outcomes)
+        if outcomes[-1].of_program:
             load_failure = outcomes[-1]  # every other case would fail the same way
 
 
@@ -624,23 +744,20 @@ def _call_one(
     abs_tol: float,
     rel_tol: float,
     outcomes: list[TestOutcome],
-) -> CallResult | None:
-    """Call one case and judge its answer (appended to ``outcomes``); the call's result when
-    it gave no answer."""
+) -> None:
+    """Call one case and judge its answer (appended to ``outcomes``)."""
     name = f"case_{index}"
     try:
         result = calls.call(case.args, case.kwargs, tag=index)
     except PlainDataError as exc:
         raise SpecProblem(f"case {index} has arguments that are {exc}") from None
-    if result.ok:
-        if _case_passes(spec, case, result.value, abs_tol, rel_tol):
-            outcomes.append(TestOutcome(name, True))
-        else:
-            reason = _wrong_answer(spec.compare, case.expected, result.value)
-            outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
-        return None
-    outcomes.append(TestOutcome(name, False, *_failure(result)))
-    return result
+    if not result.ok:
+        outcomes.append(_failed_call(name, result))
+    elif _case_passes(spec, case, result.value, abs_tol, rel_tol):
+        outcomes.append(TestOutcome(name, True))
+    else:
+        reason = _wrong_answer(spec.compare, case.expected, result.value)
+        outcomes.append(TestOutcome(name, False, CodeFlag.WRONG_ANSWER, reason))
 
 
 def _case_passes(spec: TestSpec, case: Case, answer: Any, abs_tol: float, rel_tol: float) -> bool:
@@ -683,7 +800,9 @@ def _run_stdio(
             left = deadline - time.monotonic()
             if left < 0.01:
                 reason = "not run: the response's time budget (program_timeout_s) ran out"
-                outcomes.append(TestOutcome(name, False, CodeFlag.BUDGET_EXHAUSTED, reason))
+                outcomes.append(
+                    TestOutcome(name, False, CodeFlag.BUDGET_EXHAUSTED, reason, of_program=True)
+                )
                 continue
             wall = min(wall, left)
         run: RunResult = program.run(
@@ -812,6 +931,22 @@ def _error(message: str, *flags: str) -> dict[str, Any]:
 CALL_BUDGET_S = 30.0
 """The time budget of a response's function tests when the user sets none."""
 
+RESPONSE_BYTES = 256 << 10
+"""The longest response the grader reads, in UTF-8 bytes, when the user sets no other: a
+response of 64K tokens of about four bytes each, its reasoning included, fits, where programs
+are rarely past 20 KB. Past it, the response fails unread (``response_too_long``)."""
+
+
+def _too_long(response: str, cap: int) -> str:
+    """Why ``response`` is past ``cap`` UTF-8 bytes, or "" (linear, and no copy for the usual
+    response, whose characters cannot come to more than the cap)."""
+    if len(response) * 4 <= cap:
+        return ""
+    size = len(response) if response.isascii() else len(response.encode("utf-8", "surrogatepass"))
+    if size <= cap:
+        return ""
+    return f"the response is {size:,} bytes, past the {cap:,} the grader reads (response_bytes)"
+
 
 @dataclass(frozen=True)
 class CodeKernel:
@@ -837,6 +972,8 @@ class CodeKernel:
     wall_factor: float = WALL_FACTOR
     stdout_bytes: int = OUTPUT_BYTES
     verdict_names: str = "truegrade"
+    response_bytes: int = RESPONSE_BYTES
+    feedback: str = "visible"
 
     @property
     def call_budget_s(self) -> float:
@@ -889,11 +1026,17 @@ class CodeKernel:
             spec = parse_spec(payload["tests"])
         except SpecProblem as exc:
             return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE)
+        response = payload["response"]
+        too_long = _too_long(response, self.response_bytes)
+        if too_long:  # before anything reads it: no response makes the grader's parse run long
+            return self._refused(spec, too_long)
         language = spec.language or payload.get("language") or self.language
         if spec.kind == "stdio" and language is not None:
-            return self._stdio_in(language, payload["response"], spec)
+            return self._stdio_in(language, response, spec)
         prompt = _code_of(payload.get("prompt"))
-        program = build_program(payload["response"], prompt, spec.entry_point, self.prompt_prefix)
+        program = build_program(response, prompt, spec.entry_point, self.prompt_prefix)
+        if program.too_costly:  # nor may its compile in the sandbox's zygote
+            return self._refused(spec, f"the program was not parsed: {program.too_costly}")
         visible = self._visible(spec, prompt)
         tells = find_tells(program.tree, visible)
         source = _callable_source(program.source, spec)
@@ -912,10 +1055,39 @@ class CodeKernel:
                     return _error(f"the sandbox failed twice: {exc}", CodeFlag.SANDBOX_ERROR)
                 continue  # once more, in a fresh sandbox: a sample's verdict is not its fault
             finally:
+                ran_in = _isolation(box)  # read before a fresh sandbox is closed, which forgets it
                 if self.fresh_sandbox:
                     box.close()
             break
-        return _verdict(outcomes, tells, sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+        return self._verdict(spec, outcomes, tells, ran_in)
+
+    def _verdict(
+        self,
+        spec: TestSpec,
+        outcomes: list[TestOutcome],
+        tells: list[Any],
+        ran_in: tuple[bool, str | None],
+    ) -> dict[str, Any]:
+        sandboxed, mode = ran_in
+        shown = _visible_tests(spec) if self.feedback != "none" else {}
+        return _verdict(
+            outcomes,
+            tells,
+            sandboxed,
+            mode,
+            score=self.score,
+            feedback=self.feedback,
+            shown=shown,
+        )
+
+    def _refused(self, spec: TestSpec, reason: str) -> dict[str, Any]:
+        """Every test failed unrun, ``response_too_long``: a fail, never an error (a trainer
+        skips errors, so a response must not be able to choose one)."""
+        outcomes = [
+            TestOutcome(name, False, CodeFlag.RESPONSE_TOO_LONG, reason, of_program=True)
+            for name in spec.test_names
+        ]
+        return self._verdict(spec, outcomes, [], (True, None))
 
     def _program_box(self) -> Sandbox:
         """This worker's program sandbox; a new one when every response gets its own."""
@@ -953,20 +1125,30 @@ class CodeKernel:
                 spec.checker,
                 stop_at_failure=self.score == "all",
             )
-        except CheckerFailed as exc:
-            return _error(f"bad test spec: {exc}", CodeFlag.BAD_REFERENCE, CodeFlag.CHECKER_ERROR)
+        except CheckerFailed as exc:  # what the judge said may quote an expected output
+            why = str(exc) if self.feedback == "full" else exc.message
+            return _error(f"bad test spec: {why}", CodeFlag.BAD_REFERENCE, CodeFlag.CHECKER_ERROR)
         except SandboxError as exc:
             box.close()
             return _error(f"the sandbox failed: {exc}", CodeFlag.SANDBOX_ERROR)
         finally:
+            ran_in = _isolation(box)
             if self.fresh_sandbox:
                 box.close()
         names = self.verdict_names
         outcomes = [
-            TestOutcome(v.name, v.passed, v.flag, v.reason, verdict_name(v.verdict, names), v.cpu_s)
+            TestOutcome(
+                v.name,
+                v.passed,
+                v.flag,
+                v.reason,
+                verdict_name(v.verdict, names),
+                v.cpu_s,
+                of_program=v.verdict in _OF_PROGRAM or v.reason.startswith("not run"),
+            )
             for v in verdicts
         ]
-        return _verdict(outcomes, [], sandboxed=box.sandboxed, mode=box.mode, score=self.score)
+        return self._verdict(spec, outcomes, [], ran_in)
 
     def _stdio_deadline(self) -> float | None:
         """The end of a stdin/stdout response's budget: only when the user set one (else each
@@ -1000,7 +1182,8 @@ class CodeKernel:
             if program.error is not None:
                 reason = f"does not compile: {program.error}"
                 return [
-                    TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason) for n in spec.test_names
+                    TestOutcome(n, False, CodeFlag.SYNTAX_ERROR, reason, of_program=True)
+                    for n in spec.test_names
                 ]
             if spec.kind == "stdio":
                 return _run_stdio(spec, program, self._stdio_deadline(), self.stdio_settings(spec))
@@ -1072,9 +1255,11 @@ class CodeKernel:
             if not result.ok:
                 raise SpecProblem(f"{name} gives no answer for case {index}: {result.error}")
             if spec.compare == "set" and _as_set(result.value) is None:
+                value = result.value  # a hidden expected value: its type only, unless told all
+                said = _short(value) if self.feedback == "full" else f"a {type(value).__name__}"
                 raise SpecProblem(
-                    f"{name} answers case {index} with {_short(result.value)}, which is not a "
-                    "collection to compare as a set"
+                    f"{name} answers case {index} with {said}, which is not a collection to "
+                    "compare as a set"
                 )
         if len(results) < len(calls):
             raise SpecProblem(f"{name} stopped before answering case {len(results)}")
@@ -1122,14 +1307,71 @@ MAX_CPU = "most CPU time of a test:"
 a judge reports as a submission's time; ``max_cpu_s`` reads it back)."""
 
 
+_OF_PROGRAM = frozenset({"compile_error", "not_run"})
+"""Per-test verdicts whose reason is about the program as a whole (``TestOutcome.of_program``)."""
+
+
+def _told(outcome: TestOutcome, feedback: str, shown: dict[str, str]) -> str:
+    """What the explanation says of a failing test (``_verdict``'s ``feedback``). A hidden
+    test's reason may hold its expected value (a wrong answer's, a special judge's message,
+    a check's assertion, which quotes the check's line) or its input (echoed in the program's
+    own exception or stderr): only its name and kind of failure are told."""
+    given = shown.get(outcome.name)
+    if given is None and feedback != "full" and not outcome.of_program:
+        kind = outcome.verdict or outcome.flag or "failed"
+        return f"{outcome.name}: {kind} (a hidden test: feedback '{feedback}' tells no more)"
+    text = f"{outcome.name}: {outcome.reason}"
+    return text if given is None or outcome.of_program else f"{text} (input: {given})"
+
+
+def _visible_tests(spec: TestSpec) -> dict[str, str]:
+    """The tests the row marks ``visible``, by name, with the input each shows: the call for a
+    call case, stdin for a stdin/stdout test. A check is never visible: its messages quote its
+    own source, expected values included."""
+    if spec.kind == "cases":
+        call = f"{spec.method_of}().{spec.entry_point}" if spec.method_of else spec.entry_point
+        return {
+            f"case_{i}": f"{call}{_call_text(case.args, case.kwargs)}"
+            for i, case in enumerate(spec.cases)
+            if case.visible
+        }
+    if spec.kind == "stdio":
+        return {
+            f"stdio_{i}": f"stdin {_short(test.stdin, 80)}"
+            for i, test in enumerate(spec.stdio)
+            if test.visible
+        }
+    return {}
+
+
+def _call_text(args: list[Any], kwargs: dict[str, Any], limit: int = 120) -> str:
+    """``(1, [2], key='x')``, cut as ``_short`` cuts values."""
+    words = [_short(arg, limit) for arg in args]
+    words += [f"{key}={_short(value, limit)}" for key, value in kwargs.items()]
+    text = ", ".join(words)
+    return f"({text if len(text) <= limit else text[: limit - 3] + '...'})"
+
+
+def _isolation(box: Sandbox) -> tuple[bool, str | None]:
+    """Whether ``box`` isolates what it runs, and how (``bwrap``, ``native``, ``none``)."""
+    return box.sandboxed, box.mode
+
+
 def _verdict(
     outcomes: list[TestOutcome],
     tells: list[Any],
-    *,
     sandboxed: bool,
     mode: str | None,
+    *,
     score: str = "fraction",
+    feedback: str = "full",
+    shown: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """The grade's fields. ``feedback`` says how much of the tests the explanation tells:
+    ``full``, every failure's detail; ``visible``, the detail of a failing test only when
+    ``shown`` names it (with the input it shows), else its name and kind of failure; ``none``,
+    the counts alone. Flags and subscores (verdicts, never values) are the same in all."""
+    shown = shown or {}
     passed = sum(o.passed for o in outcomes)
     total = len(outcomes)
     flags: list[str] = []
@@ -1144,17 +1386,17 @@ def _verdict(
     for outcome in outcomes:
         if outcome.verdict:
             counts[outcome.verdict] = counts.get(outcome.verdict, 0.0) + 1.0
-    if counts:
+    if counts and feedback != "none":
         parts.append(", ".join(f"{o.name} {o.verdict}" for o in outcomes[:20]))
-    if failed:
-        first = failed[0]
-        parts.append(f"{first.name}: {first.reason}")
-    if tells:
+    if failed and feedback != "none":
+        parts.append(_told(failed[0], feedback, shown))
+    if tells and feedback != "none":
         parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
     used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
     if used:  # what a judge reports as the submission's time (not a subscore: it varies)
         parts.append(f"{MAX_CPU} {max(used):.3f} s")
-    parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
+    if mode is not None or not sandboxed:  # None: nothing ran
+        parts.append(f"sandbox: {mode}" if sandboxed else "UNSANDBOXED")
     fraction = passed / total if total else 0.0
     return {
         "score": fraction if score == "fraction" else float(passed == total and total > 0),

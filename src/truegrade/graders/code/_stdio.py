@@ -85,7 +85,14 @@ _OUT_OF_MEMORY = (
 class CheckerFailed(Exception):
     """The special judge cannot judge the test itself: it does not build, or it fails on the
     test's own expected output. Nothing the program printed brings this about, so the row is an
-    error (the dataset's fault), never a fail of the program."""
+    error (the dataset's fault), never a fail of the program.
+
+    ``message`` says what failed; ``str()`` adds what the judge said, which may quote the
+    test's expected output."""
+
+    def __init__(self, message: str, said: str = "") -> None:
+        super().__init__(f"{message}: {said}" if said else message)
+        self.message = message
 
 
 OUTPUT_BYTES = 8 << 20
@@ -241,7 +248,7 @@ def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
 
 
 def _short(text: str, limit: int = 80) -> str:
-    shown = repr(text)
+    shown = repr(text[: limit + 1])  # a stdout of megabytes: only its start can show
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
@@ -369,7 +376,7 @@ class _Judge:
         """
         verdict, said = self._run(test, output)
         if verdict == "failed" and not self._judges_expected(test):
-            raise CheckerFailed(f"the checker fails on the expected output of {name}: {said}")
+            raise CheckerFailed(f"the checker fails on the expected output of {name}", said)
         return verdict, said
 
     def _judges_expected(self, test: StdioCase) -> bool:
