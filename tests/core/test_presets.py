@@ -128,8 +128,16 @@ def test_mbpp_plus_inputs_become_call_cases_against_the_canonical_solution():
     assert spec["expected_from"] == row["prompt"] + row["canonical_solution"]
     inputs = row["base_input"] + row["plus_input"]
     assert spec["cases"] == [{"args": args} for args in inputs]
-    assert (spec["abs_tol"], spec["rel_tol"]) == (1e-6, 1e-7)  # atol 0: evalplus's float default
-    assert "compare" not in spec and "check" not in spec
+    # compared as evalplus compares: Python's ==, the row's atol (0: 10^-6 from its first float
+    # answer on, which the grader works out), the base and the plus inputs apart; each input's
+    # CPU time at most 4 times the reference's, at least 1 s
+    assert (spec["compare"], spec["abs_tol"], spec["groups"]) == (
+        "evalplus",
+        0.0,
+        [len(row["base_input"])],
+    )
+    assert (spec["time_limit_factor"], spec["min_time_limit_s"]) == (4.0, 1.0)
+    assert "check" not in spec
 
 
 def test_mbpp_plus_rules_of_evalplus_are_written_into_the_spec():

@@ -322,6 +322,9 @@ EVALPLUS_FLOAT_ATOL = 1e-6
 """The absolute tolerance evalplus gives float answers of a task whose ``atol`` is 0."""
 EVALPLUS_REL_TOL = 1e-7
 """The relative tolerance evalplus gives float answers (``numpy.allclose``'s default)."""
+EVALPLUS_TIME_LIMIT_FACTOR = 4.0
+EVALPLUS_MIN_TIME_LIMIT_S = 1.0
+"""EvalPlus's limit of each input: this factor times the reference's own time, at least this."""
 
 # evalplus's own rules for some tasks, by entry point, as its evaluation applies them
 _SET_ANSWERS = frozenset(
@@ -443,16 +446,20 @@ def _plus_inputs(row: Mapping[str, Any]) -> list[list[Any]] | None:
 def evalplus_spec(row: Mapping[str, Any], inputs: Sequence[Sequence[Any]]) -> dict[str, Any]:
     """A HumanEval+ or MBPP+ row's tests as evalplus grades them: each input is one call case,
     and the expected answers are those of ``prompt + canonical_solution`` (run by the grader in
-    its sandbox); floats within ``atol`` (``EVALPLUS_FLOAT_ATOL`` when it is 0) and a relative
-    ``EVALPLUS_REL_TOL``; evalplus's rules for some tasks (answers compared as sets, only
-    whether there is an answer, a second reading accepted, a root checked by its polynomial).
+    its sandbox); answers compared as evalplus compares them (``compare: evalplus``: Python's
+    ``==``, then the row's ``atol``, 10⁻⁶ for floats where it is 0, and ``numpy.allclose``'s
+    relative tolerance, its base and plus inputs apart), each input's CPU time at most four
+    times the reference's (at least 1 s); evalplus's rules for some tasks (answers compared as
+    sets, only whether there is an answer, a second reading accepted, a root checked by its
+    polynomial).
 
     Examples:
         >>> row = {"task_id": "HumanEval/0", "prompt": "", "entry_point": "f", "atol": 0,
-        ...        "canonical_solution": "def f(x):\n    return x\n"}
+        ...        "canonical_solution": "def f(x):\n    return x\n", "base_input": [[1]],
+        ...        "plus_input": [[2]]}
         >>> spec = evalplus_spec(row, [[1], [2]])
-        >>> spec["cases"], spec["abs_tol"]
-        ([{'args': [1]}, {'args': [2]}], 1e-06)
+        >>> spec["cases"], spec["compare"], spec["groups"], spec["time_limit_factor"]
+        ([{'args': [1]}, {'args': [2]}], 'evalplus', [1], 4.0)
     """
     entry = row["entry_point"]
     prompt = row["prompt"] if isinstance(row.get("prompt"), str) else ""
@@ -473,11 +480,20 @@ def evalplus_spec(row: Mapping[str, Any], inputs: Sequence[Sequence[Any]]) -> di
         "cases": [{"args": list(args)} for args in inputs],
         "abs_tol": float(atol) or EVALPLUS_FLOAT_ATOL,
         "rel_tol": EVALPLUS_REL_TOL,
+        # each input's CPU time at most 4 times the reference's own, at least 1 s: EvalPlus's
+        # limits (its defaults), counted in CPU time where it counts the wall clock's
+        "time_limit_factor": EVALPLUS_TIME_LIMIT_FACTOR,
+        "min_time_limit_s": EVALPLUS_MIN_TIME_LIMIT_S,
     }
     if entry in _SET_ANSWERS:
         spec["compare"] = "set"
     elif entry in _NOT_NONE_ANSWERS:
         spec["compare"] = "not_none"
+    else:  # Python's == with EvalPlus's tolerances, its base and plus inputs apart
+        spec.update(compare="evalplus", abs_tol=float(atol))
+        base = len(row.get("base_input") or [])
+        if 0 < base < len(inputs):
+            spec["groups"] = [base]
     return spec
 
 

@@ -366,8 +366,8 @@ class _Channel:
     """
 
     __slots__ = (
-        "answered", "buffer", "compiled", "error", "host_pid", "loaded", "ready", "requests",
-        "responses",
+        "answered", "buffer", "compiled", "error", "host_pid", "loaded", "outbox", "ready",
+        "requests", "responses",
     )  # fmt: skip
 
     def __init__(self, requests: int, responses: int, host_pid: int) -> None:
@@ -375,6 +375,7 @@ class _Channel:
         self.responses = responses
         self.host_pid = host_pid  # 0: the session's CPU time cannot be read here
         self.buffer = bytearray()
+        self.outbox = bytearray()  # requests not yet taken by the pipe
         self.answered = 0  # calls answered in this session: the index the next record must carry
         self.ready = False  # the session confirmed its confinement
         self.compiled = False  # and compiled its program
@@ -395,20 +396,23 @@ class _Channel:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def write(self, data: bytes, deadline: float) -> None:
-        view = memoryview(data)
-        while view:
+    def send(self, data: bytes) -> None:
+        """Queue requests: what the pipe takes now is written at once, the rest while reading
+        (a session answers as it reads, so a request larger than the pipe, written whole before
+        any answer is read, would leave both sides waiting on full pipes)."""
+        self.outbox += data
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the request pipe takes without waiting."""
+        while self.outbox:
             try:
-                view = view[os.write(self.requests, view) :]
-                continue
+                written = os.write(self.requests, self.outbox[: 1 << 16])
             except BlockingIOError:
-                pass
+                return
             except OSError:
                 raise _Ended("exited") from None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _Ended("timeout")
-            select.select([], [self.requests], [], left)
+            del self.outbox[:written]
 
     def read(
         self, size: int, deadline: float, cap: int, watch: Callable[[], None] | None = None
@@ -427,8 +431,11 @@ class _Channel:
                     raise _Ended("timeout") from None
                 if watch is not None:
                     left = min(left, _CPU_WATCH_S)
-                readable, _, _ = select.select([self.responses], [], [], left)
-                if not readable and watch is not None:
+                writers = [self.requests] if self.outbox else []
+                readable, writable, _ = select.select([self.responses], writers, [], left)
+                if writable:
+                    self.flush()
+                if not readable and not writable and watch is not None:
                     watch()
                 continue
             if not chunk:  # the session is gone
@@ -544,7 +551,7 @@ class CallStream:
             if failure is not None:
                 self._queued.append(failure)
                 return
-            channel.write(request, self._limits.deadline)
+            channel.send(request)
         except _Ended as ended:
             self._queued.append(self._ended(ended))
             return
@@ -1659,7 +1666,7 @@ class Sandbox:
         code = program.source.encode("utf-8", "surrogatepass")
         # a session already gone is said by the call that reads from it
         with contextlib.suppress(_Ended):
-            channel.write(setup + request_frame({"entry": program.entry_point}, code), _deadline())
+            channel.send(setup + request_frame({"entry": program.entry_point}, code))
         return channel
 
     # -- the wire ---------------------------------------------------------------------------------
@@ -1754,10 +1761,6 @@ class Sandbox:
         if type(header) is not dict:
             raise SandboxError("the sandbox sent a malformed frame")
         return _Reply(header, blob)
-
-
-def _deadline() -> float:
-    return time.monotonic() + _GRACE_S
 
 
 _open: weakref.WeakSet[Sandbox] = weakref.WeakSet()

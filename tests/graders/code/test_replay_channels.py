@@ -355,12 +355,69 @@ def test_a_group_learns_nothing_from_whether_the_row_before_passed():
 @pytest.mark.slow
 @pytest.mark.system_tool("g++", package="g++")
 def test_stdio_rows_learn_nothing_from_the_processes_of_earlier_tests():
-    """12 copies of a row whose four tests ask whether a number is prime, graded with ``score:
-    all`` in one batch, one worker: no row passes (5 of 12 did)."""
+    """24 copies of a row whose four tests ask whether a number is prime, graded with ``score:
+    all`` in one batch, one worker (5 of 12 passed when PIDs were handed out in order).
+
+    A PID now says nothing, so the program reads noise: where the noise looks like a message
+    (about 60% of PIDs) it answers four bits at random, and passes one row in 16, as any
+    guess would; elsewhere it answers its default and fails. Its chance per row is about
+    0.04, so 24 rows pass about one; more than six would happen by chance once in ten
+    thousand runs, where the search that worked passed half of them."""
     tests = [
         {"stdin": f"{number}\n", "stdout": answer}
         for number, answer in ((7, "YES"), (9, "NO"), (11, "YES"), (15, "NO"))
     ]
     spec = {"language": "cpp", "time_limit_s": 2, "stdio": tests}
-    rows = [{"id": i, "response": f"```cpp\n{PRIME}```\n", "reference": spec} for i in range(12)]
-    _assert_none_passes(rows, score="all")
+    rows = [{"id": i, "response": f"```cpp\n{PRIME}```\n", "reference": spec} for i in range(24)]
+    engine = Engine(workers=1)
+    grader = CodeGrader(CodeGrader.Options(call_timeout_s=10, score="all"), engine=engine)
+    with engine:
+        grades = grader.grade_batch(rows)
+    assert all(g.error is None for g in grades), [g.error for g in grades]
+    passed = [row["id"] for row, grade in zip(rows, grades, strict=True) if grade.passed]
+    assert len(passed) <= 6, f"{len(passed)} of {len(rows)} rows passed: {passed}"
+
+
+PIDS = r"""#include <cstdio>
+#include <thread>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static long last;
+static void take() { last = syscall(SYS_gettid); }
+
+int main() {
+    long burn;
+    if (scanf("%ld", &burn) != 1) return 1;
+    long first = getpid();
+    for (long i = 0; i < burn; i++) {
+        std::thread thread(take);
+        thread.join();
+    }
+    printf("%ld %ld\n", first, burn ? last : first);
+    return 0;
+}
+"""
+
+
+@pytest.mark.system_tool("g++", package="g++")
+def test_a_tests_pid_is_drawn_afresh_whatever_the_test_before_it_did():
+    """The channel itself: a test's process takes 300 PIDs; were PIDs handed out in order, the
+    next test's process would get the one after its last, and the one after that without the
+    burn. Each is drawn at random: neither follows (a chance of one in millions)."""
+    from truegrade.graders.code._languages import language_named, toolchain
+    from truegrade.sandbox import Sandbox
+
+    chain = toolchain(language_named("cpp"), "main.cpp", 256)
+    assert not isinstance(chain, str), chain
+    with Sandbox() as box:
+        if not box.hello.get("random_pids"):
+            pytest.skip("this kernel lets the sandbox's root draw no PIDs")  # doctor says so
+        built = box.build({"main.cpp": PIDS.encode()}, chain.build, keep=chain.keep,
+                          timeout_s=120, env=chain.env)  # fmt: skip
+        assert built.ok, built.build
+        runs = [built.exec(chain.run, f"{n}\n", timeout_s=20, env=chain.env) for n in (300, 0, 0)]
+    pids = [tuple(int(x) for x in run.stdout.split()) for run in runs]
+    (first, last), (second, _), (third, _) = pids
+    assert last - first >= 300  # the burn took its PIDs
+    assert second != last + 1 and third != second + 1, pids

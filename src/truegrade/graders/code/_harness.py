@@ -47,10 +47,11 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from truegrade._budgets import WALL_FACTOR
+from truegrade._budgets import WALL_FACTOR, wall_backstop_s
 from truegrade.graders.code._calls import Budget, Calls, SandboxBroke
 from truegrade.graders.code._compile import ensure_pch
 from truegrade.graders.code._conventions import verdict_name
+from truegrade.graders.code._evalplus import evalplus_match, evalplus_tolerances
 from truegrade.graders.code._languages import LANGUAGES, language_named
 from truegrade.graders.code._program import build_program
 from truegrade.graders.code._spec import Case, SpecProblem, TestSpec, parse_spec
@@ -767,7 +768,10 @@ def _case_passes(spec: TestSpec, case: Case, answer: Any, abs_tol: float, rel_to
     list is not a tuple there."""
     typed = bool(spec.expected_from) or spec.typed
     for expected in (case.expected, *case.also):
-        if spec.compare == "set":
+        if spec.compare == "evalplus":
+            if evalplus_match(answer, expected, case.tolerance or 0.0):
+                return True
+        elif spec.compare == "set":
             items = _as_set(answer)
             if items is not None and items == _as_set(expected):
                 return True
@@ -1002,12 +1006,18 @@ class CodeKernel:
 
     def bound_s(self, payload: dict[str, Any]) -> float:
         """The longest grading ``payload`` can take (the engine's hard deadline is set above
-        it): the budget when the user set one, else its tests' limits added up."""
+        it): for calls, the wall-clock backstop of their CPU-time budget, and of each reference
+        program's own; for stdin/stdout tests, the budget when the user set one, else the
+        tests' limits added up. The engine's deadline is only the backstop of a harness that
+        stopped answering: no verdict may come from it, however loaded the machine."""
         try:
             spec = parse_spec(payload["tests"])
         except SpecProblem:
             return 0.0
-        if spec.kind != "stdio" or self.program_timeout_s is not None:
+        if spec.kind != "stdio":
+            references = len(spec.expected_from) * wall_backstop_s(REFERENCE_BUDGET_S)
+            return wall_backstop_s(self.call_budget_s) + references
+        if self.program_timeout_s is not None:
             return self.call_budget_s + self.compile_timeout_s
         settings = self.stdio_settings(spec)
         return stdio_bound_s(len(spec.stdio), settings, spec.checker is not None)
@@ -1216,6 +1226,9 @@ class CodeKernel:
             replace(case, expected=answers[0][i], also=(*case.also, *(a[i] for a in answers[1:])))
             for i, case in enumerate(spec.cases)
         ]
+        if spec.compare == "evalplus":
+            tolerances = evalplus_tolerances(answers[0], spec.abs_tol or 0.0, spec.groups)
+            cases = [replace(c, tolerance=t) for c, t in zip(cases, tolerances, strict=True)]
         largest = max(known.largest for known in found)
         return replace(spec, cases=cases), replace(found[0], largest=largest)
 
@@ -1263,17 +1276,24 @@ class CodeKernel:
                 )
         if len(results) < len(calls):
             raise SpecProblem(f"{name} stopped before answering case {len(results)}")
+        sizes = [len(result.fingerprint) for result in results]
         known = _Reference(
             answers=[result.value for result in results],
             cpu_s=[result.cpu_s for result in results],
-            largest=max((len(result.fingerprint) for result in results), default=0),
+            largest=max(sizes, default=0),
+            size=sum(sizes),
         )
         _ANSWERS[key] = known
-        while len(_ANSWERS) > _PER_PROMPT:
+        while len(_ANSWERS) > _PER_PROMPT or (
+            len(_ANSWERS) > 1 and sum(k.size for k in _ANSWERS.values()) > _ANSWERS_BYTES
+        ):
             _ANSWERS.popitem(last=False)
         return known
 
 
+_ANSWERS_BYTES = 512 << 20
+"""The most reference answers (as sent) kept per worker: HumanEval+'s whole set is about 300 MB
+(HumanEval/15 and /130 most of it), so a second pass over it computes nothing again."""
 REFERENCE_CALL_S = 60.0
 """The CPU time a dataset's reference program may take for one case."""
 REFERENCE_BUDGET_S = 600.0
@@ -1288,6 +1308,8 @@ class _Reference:
     answers: list[Any]
     cpu_s: list[float]
     largest: int
+    size: int = 0
+    """The answers' size as the session sent them (what the cache holds them to)."""
 
     def limits(self, spec: TestSpec, default_s: float) -> dict[int, float]:
         """Each case's CPU-time limit where the spec measures a response against the reference:

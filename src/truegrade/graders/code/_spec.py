@@ -54,7 +54,7 @@ STDOUT_COMPARES = ("lines", "tokens", "tokens_ci", "exact", "kattis")
 """How a stdin/stdout test's output may be compared (``normalize_stdout`` says how each reads;
 ``kattis`` is the Kattis default validator with the spec's ``validator_flags``)."""
 
-CASE_COMPARES = ("equal", "set", "not_none")
+CASE_COMPARES = ("equal", "set", "not_none", "evalplus")
 """How a call case's answer meets its expected value: ``equal`` (strict equality, floats within
 the tolerances), ``set`` (both are collections, compared as sets of their items: order and
 repeats ignored), ``not_none`` (only whether there is an answer: a ``bool`` answer is read as
@@ -76,6 +76,9 @@ class Case:
     visible: bool = False
     also: tuple[Any, ...] = ()
     """Other answers the dataset accepts (APPS: the item of a one-item expected list)."""
+    tolerance: float | None = None
+    """``compare: evalplus``: the absolute tolerance EvalPlus applies to this case, known once
+    the expected answers are (``truegrade.graders.code._evalplus``)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,9 @@ class TestSpec:
     abs_tol: float | None = None
     rel_tol: float | None = None
     """Call cases only: the row's float tolerances (None: the grader's)."""
+    groups: tuple[int, ...] = ()
+    """Call cases only: where each group of cases after the first starts (``compare:
+    evalplus``: EvalPlus runs a row's base inputs and its plus inputs apart)."""
     time_limit_factor: float | None = None
     min_time_limit_s: float | None = None
     """Call cases with a reference only: each case's CPU-time limit is ``time_limit_factor``
@@ -280,6 +286,13 @@ def parse_spec(reference: Any) -> TestSpec:
         if type(typed) is not bool:
             raise SpecProblem(f"'typed' must be true or false, got {typed!r}")
         factor = _positive(spec.get("time_limit_factor"), "'time_limit_factor'")
+        groups = spec.get("groups", [])
+        if not (
+            isinstance(groups, list)
+            and all(type(g) is int and 0 < g < len(raw) for g in groups)
+            and groups == sorted(set(groups))
+        ):
+            raise SpecProblem(f"'groups' must be rising case indices, got {groups!r}")
         if factor is not None and not references:
             raise SpecProblem("'time_limit_factor' needs 'expected_from' (a reference to time)")
         return TestSpec(
@@ -292,6 +305,7 @@ def parse_spec(reference: Any) -> TestSpec:
             abs_tol=_tolerance(spec.get("abs_tol"), "'abs_tol'"),
             rel_tol=_tolerance(spec.get("rel_tol"), "'rel_tol'"),
             typed=typed,
+            groups=tuple(groups),
             time_limit_factor=factor,
             min_time_limit_s=_positive(spec.get("min_time_limit_s"), "'min_time_limit_s'"),
         )
