@@ -187,6 +187,23 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
             .splitlines(keepends=True)[0]
         ),
     ),
+    # a real HumanEval+ task and a real model's solution to it
+    "humanevalplus": (
+        "humanevalplus.jsonl",
+        lambda: gzip.decompress(
+            (
+                Path(__file__).parents[1] / "data" / "published" / "humanevalplus.jsonl.gz"
+            ).read_bytes()
+        ).splitlines(keepends=True)[0],
+    ),
+    "evalplus_solutions": (
+        "solutions.jsonl",
+        lambda: gzip.decompress(
+            (
+                Path(__file__).parents[1] / "external" / "data" / "evalplus_models.jsonl.gz"
+            ).read_bytes()
+        ).splitlines(keepends=True)[0],
+    ),
     "humaneval": (
         "humaneval.jsonl",
         lambda: _jsonl(
@@ -374,6 +391,20 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "bench code": [
         {
             "data": "@humaneval",
+            "workers": "1",
+            "repeats": "1",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
+    ],
+    # the Python running the tests has no evalplus: the good run stops before timing anything,
+    # and a valid row with a 20 MB field is good input (not run: it would only reach that stop)
+    "bench evalplus": [
+        {
+            "slow": {"data": {"huge_field"}, "solutions": {"huge_field"}},
+            "evalplus": sys.executable,
+            "data": "@humanevalplus",
+            "solutions": "@evalplus_solutions",
             "workers": "1",
             "repeats": "1",
             "out": "@out",

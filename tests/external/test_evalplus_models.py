@@ -3,15 +3,16 @@
 
 ``data/evalplus_models.jsonl.gz`` (``extract_evalplus_models.py``) holds 984 greedy solutions of
 six models, each with EvalPlus's own base and plus statuses from the result files published with
-them. Every disagreement is listed here with its reason: the test fails on a new one, and on a
-listed one that no longer disagrees. The suite grades one model's 164 solutions (every task);
+them, and those of EvalPlus 0.3.1's ``evaluate`` run again on this repository's copy of the
+dataset. ``code`` must agree with the second on every solution; every disagreement with the
+first is listed here with its reason: the test fails on a new one, and on a listed one that no
+longer disagrees. The suite grades one model's 164 solutions (every task);
 ``python -m tests.external.test_evalplus_models`` grades all six and prints the agreement.
 
-Each listed disagreement was checked by running EvalPlus 0.3.1's own ``check_correctness`` on the
-solution on an idle machine: EvalPlus passes it there, as ``code`` does. Its recorded ``fail``
-was a time-out of the machine it ran on: EvalPlus limits each input to 4 times the reference's
-own time on the wall clock (at least 1 s), so its verdicts move with the load; ``code`` counts
-CPU time.
+Each listed disagreement is one where EvalPlus run again passes the solution, as ``code`` does:
+its published ``fail`` was a time-out of the machine it ran on. EvalPlus limits each input to 4
+times the reference's own time on the wall clock (at least 1 s), so its verdicts move with the
+load; ``code`` counts CPU time.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
 
 
-def evalplus_passed(row: dict[str, Any]) -> bool:
-    return row["base"] == "pass" and row["plus"] == "pass"
+def evalplus_passed(row: dict[str, Any], *, rerun: bool = False) -> bool:
+    """EvalPlus's verdict: the published one, or (``rerun``) that of its run here."""
+    prefix = "rerun_" if rerun else ""
+    return row[f"{prefix}base"] == "pass" and row[f"{prefix}plus"] == "pass"
 
 
 def grade_solutions(model: str | None = None) -> list[tuple[dict[str, Any], Grade]]:
@@ -66,11 +69,13 @@ def grade_solutions(model: str | None = None) -> list[tuple[dict[str, Any], Grad
     return list(zip(solutions, load_grader("code").grade_batch(samples), strict=True))
 
 
-def disagreements(outcomes: list[tuple[dict[str, Any], Grade]]) -> dict[tuple[str, str], str]:
+def disagreements(
+    outcomes: list[tuple[dict[str, Any], Grade]], *, rerun: bool = False
+) -> dict[tuple[str, str], str]:
     return {
         (row["task_id"], row["model"]): grade.error or grade.explanation[:200]
         for row, grade in outcomes
-        if grade.error is not None or grade.passed is not evalplus_passed(row)
+        if grade.error is not None or grade.passed is not evalplus_passed(row, rerun=rerun)
     }
 
 
@@ -84,6 +89,7 @@ def test_the_data_is_evalplus_s_own_grading_of_every_task():
     assert len(rows) == 984 and len({r["model"] for r in rows}) == 6
     assert len({r["task_id"] for r in rows}) == 164
     assert sum(evalplus_passed(r) for r in rows) == 381
+    assert sum(evalplus_passed(r, rerun=True) for r in rows) == 383
     assert len(_read(HUMANEVAL_PLUS)) == 164
 
 
@@ -93,7 +99,11 @@ def test_every_solution_is_graded_none_is_an_error(outcomes):
     assert errors == []
 
 
-def test_every_disagreement_with_evalplus_is_listed_and_still_disagrees(outcomes):
+def test_every_verdict_is_evalplus_s_own_run_here(outcomes):
+    assert disagreements(outcomes, rerun=True) == {}
+
+
+def test_every_disagreement_with_the_published_verdicts_is_listed_and_still_disagrees(outcomes):
     found = disagreements(outcomes)
     listed = {key for key in DISAGREEMENTS if key[1] == IN_THE_SUITE}
     assert found.keys() == listed, (
@@ -107,19 +117,26 @@ def test_every_disagreement_with_evalplus_is_listed_and_still_disagrees(outcomes
 def main() -> int:
     """Grade all six models' solutions and print the agreement and each disagreement."""
     outcomes = grade_solutions()
-    found = disagreements(outcomes)
-    accepts = sum(1 for row, grade in outcomes if grade.passed and not evalplus_passed(row))
-    errors = sum(1 for _, grade in outcomes if grade.error is not None)
     total = len(outcomes)
-    print(
-        f"{total} solutions: {total - len(found)} agree ({100 * (total - len(found)) / total:.2f}%)"
-        f", {errors} errors, {accepts} passed where EvalPlus recorded a fail"
-    )
-    for (task, model), reason in sorted(found.items()):
-        mark = "listed" if (task, model) in DISAGREEMENTS else "NEW"
-        print(f"  [{mark}] {task} {model}: {reason}")
-    unlisted = found.keys() - DISAGREEMENTS.keys()
-    return 1 if unlisted or (total - len(found)) / total < AGREEMENT else 0
+    errors = sum(1 for _, grade in outcomes if grade.error is not None)
+    print(f"{total} solutions, {errors} errors")
+    for rerun, against in ((True, "EvalPlus 0.3.1 run here"), (False, "the published verdicts")):
+        found = disagreements(outcomes, rerun=rerun)
+        accepts = sum(
+            1 for row, g in outcomes if g.passed and not evalplus_passed(row, rerun=rerun)
+        )
+        agree = total - len(found)
+        print(
+            f"against {against}: {agree} agree ({100 * agree / total:.2f}%), {accepts} passed "
+            f"where EvalPlus failed, {len(found) - accepts - errors} failed where it passed"
+        )
+        for (task, model), reason in sorted(found.items()):
+            mark = "listed" if (task, model) in DISAGREEMENTS else "NEW"
+            print(f"  [{mark}] {task} {model}: {reason}")
+    published = disagreements(outcomes)
+    unlisted = published.keys() - DISAGREEMENTS.keys()
+    ok = not unlisted and not disagreements(outcomes, rerun=True)
+    return 0 if ok and (total - len(published)) / total >= AGREEMENT else 1
 
 
 if __name__ == "__main__":

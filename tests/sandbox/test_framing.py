@@ -18,7 +18,7 @@ from truegrade.sandbox._codec import (
     encode_value,
     request_frame,
 )
-from truegrade.sandbox._zygote import _COMPILED, _LOADED, RECORD
+from truegrade.sandbox._zygote import _LOADED, RECORD
 
 from .test_codec import plain
 
@@ -96,10 +96,7 @@ def test_a_truncated_request_is_the_end_of_the_stream():
         _through_a_pipe(data[:-1])
 
 
-@pytest.mark.parametrize(
-    ("record", "text"),
-    [(_COMPILED, b'{"status":"compiled"}'), (_LOADED, b'{"status":"loaded"}')],
-)
+@pytest.mark.parametrize(("record", "text"), [(_LOADED, b'{"status":"loaded"}')])
 def test_the_replies_encoded_once_are_the_ones_the_harness_expects(record, text):
     (length,) = RECORD.unpack(record[: RECORD.size])
     assert record[RECORD.size :] == text  # compared byte for byte

@@ -13,6 +13,7 @@ from truegrade._exports import lazy_exports
 if TYPE_CHECKING:
     from truegrade.bench._code import code_hacks, run_code_bench
     from truegrade.bench._engine import run_engine_bench
+    from truegrade.bench._evalplus import run_evalplus_bench
     from truegrade.bench._goodhart import run_goodhart_bench
     from truegrade.bench._judge import run_judge_bench
     from truegrade.bench._math import DEFAULT_MATH_DATA, run_math_bench
@@ -30,6 +31,7 @@ __all__ = [
     "machine",
     "run_code_bench",
     "run_engine_bench",
+    "run_evalplus_bench",
     "run_goodhart_bench",
     "run_judge_bench",
     "run_math_bench",
@@ -47,6 +49,7 @@ _HOME = {
     "machine": "truegrade.bench._report",
     "run_code_bench": "truegrade.bench._code",
     "run_engine_bench": "truegrade.bench._engine",
+    "run_evalplus_bench": "truegrade.bench._evalplus",
     "run_goodhart_bench": "truegrade.bench._goodhart",
     "run_judge_bench": "truegrade.bench._judge",
     "run_math_bench": "truegrade.bench._math",

@@ -217,6 +217,40 @@ def bench_code(
     _emit(report, out)
 
 
+@bench_app.command("evalplus")
+def bench_evalplus(
+    evalplus: Annotated[
+        str, typer.Option(help="A Python that has evalplus (pip install evalplus==0.3.1).")
+    ],
+    data: Annotated[
+        Path, typer.Option(help="HumanEval+ as published (default: the copy in tests/data).")
+    ] = Path("tests/data/published/humanevalplus.jsonl.gz"),
+    solutions: Annotated[
+        Path, typer.Option(help="Model solutions (task_id, model, solution), JSONL.gz.")
+    ] = Path("tests/external/data/evalplus_models.jsonl.gz"),
+    model: Annotated[str | None, typer.Option(help="Whose solutions (default: the first).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Workers (default: cores).", min=1)] = None,
+    repeats: Annotated[int, typer.Option(help="Runs of each contender.", min=1)] = 2,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
+) -> None:
+    """Time per HumanEval+ solution: the code grader versus evalplus.evaluate, cold and warm."""
+    from truegrade.bench import run_evalplus_bench
+
+    with user_errors():
+        report = run_evalplus_bench(
+            data=data,
+            solutions=solutions,
+            evalplus=evalplus,
+            model=model,
+            workers=workers,
+            repeats=repeats,
+            progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+        )
+    _emit(report, out)
+
+
 @bench_app.command("stdio")
 def bench_stdio(
     problems: Annotated[int, typer.Option(help="Problems per batch (C++ and Python).", min=2)] = 50,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import random
 import resource
 import signal
 import time
@@ -368,7 +367,6 @@ class PidChooser:
     def __init__(self, *, enabled: bool = True) -> None:
         self.fd = -1
         self.top = 32768
-        self.draw = random.SystemRandom().randrange
         self.ready = False
         if not enabled:
             return
@@ -385,8 +383,10 @@ class PidChooser:
         if self.fd < 0:
             return False
         # the PID after the drawn one is the next fork's; a few thousand are left above it
-        # for the threads and children of the task
-        pick = self.draw(300, max(301, self.top - 8192))
+        # for the threads and children of the task. The operating system's random source, not
+        # the random module: that one reseeds itself in every child it is imported in
+        span = max(1, self.top - 8192 - 300)
+        pick = 300 + int.from_bytes(os.urandom(4), "little") % span
         try:
             os.pwrite(self.fd, b"%d" % pick, 0)
         except OSError:

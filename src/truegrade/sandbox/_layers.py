@@ -118,7 +118,7 @@ def layers(box: Sandbox) -> list[Layer]:
             else "a task could reach the network",
         )
     )
-    scratch = f"private {cfg.scratch_mb} MiB tmpfs on {SCRATCH}"
+    scratch = f"a fresh {cfg.scratch_mb} MiB tmpfs on {SCRATCH} for every task"
     if mode == "bwrap":
         fs = f"read-only system and interpreter, {scratch}, fresh /proc and /dev"
     elif mode == "native":
@@ -163,8 +163,8 @@ def layers(box: Sandbox) -> list[Layer]:
             "the zygote's root only forks and never holds a program, an input or an answer; "
             "each call session sets itself up from its own pipes; each whole program has a "
             "supervisor that is PID 1 of its own PID and mount namespaces; every task gets a "
-            "fresh tmpfs as its scratch directory and a random PID: nothing of one task, not "
-            "even a counter, reaches the next"
+            "fresh tmpfs as its scratch directory and a random PID: no file, process or PID "
+            "counter of one task reaches the next"
             if apart
             else "tasks share the sandbox's PID counter and scratch directory",
             "" if apart else "allow user namespaces (the sandbox's root needs one of its own)",

@@ -366,8 +366,7 @@ class _Channel:
     """
 
     __slots__ = (
-        "answered", "buffer", "compiled", "error", "host_pid", "loaded", "outbox", "ready",
-        "requests", "responses",
+        "answered", "buffer", "host_pid", "loaded", "outbox", "ready", "requests", "responses",
     )  # fmt: skip
 
     def __init__(self, requests: int, responses: int, host_pid: int) -> None:
@@ -378,8 +377,6 @@ class _Channel:
         self.outbox = bytearray()  # requests not yet taken by the pipe
         self.answered = 0  # calls answered in this session: the index the next record must carry
         self.ready = False  # the session confirmed its confinement
-        self.compiled = False  # and compiled its program
-        self.error: str | None = None  # the program's syntax error, when it has one
         self.loaded = False  # and ran the program's module code
         os.set_blocking(requests, False)
         os.set_blocking(responses, False)
@@ -629,36 +626,25 @@ class Program:
         *,
         limits: dict[str, Any],
         error: str | None = None,
+        code: bytes = b"",
     ) -> None:
         self.sandbox = sandbox
         self.source = source
         self.entry_point = entry_point
-        self._error = error
+        self.error = error
+        """Why the program does not compile (a syntax error's message), or None."""
+        self._code = code  # compiled here, marshalled: what each session runs
         self._limits = limits
         self._channel: _Channel | str | None = None
         self._generation = sandbox._generation
         self._load = sandbox._loads
 
-    @property
-    def error(self) -> str | None:
-        """Why the program does not compile (a syntax error's message), or None. For a
-        function, the first session says, once it has compiled the program."""
-        if self._error is None and self.entry_point and self._current():
-            channel = self._session()
-            if isinstance(channel, _Channel) and not channel.compiled and channel.error is None:
-                deadline = time.monotonic() + wall_backstop_s(self._limits["cpu_s"])
-                with contextlib.suppress(_Ended):
-                    self._read_compiled(channel, deadline, None)
-            if isinstance(channel, _Channel) and channel.error is not None:
-                self._error = channel.error
-        return self._error
-
     def _current(self) -> bool:
         return self._generation == self.sandbox._generation and self._load == self.sandbox._loads
 
     def _usable(self) -> str | None:
-        if self._error is not None:
-            return f"the program did not compile: {self._error}"
+        if self.error is not None:
+            return f"the program did not compile: {self.error}"
         if self._generation != self.sandbox._generation or not self.sandbox.running:
             return "the sandbox stopped since this program was loaded"
         if self._load != self.sandbox._loads:
@@ -675,31 +661,19 @@ class Program:
             self._channel = None
         return channel
 
-    def _read_compiled(
-        self, channel: _Channel, deadline: float, watch: Callable[[], None] | None
-    ) -> None:
-        """Read the session's ready byte and what it said of compiling the program."""
-        cap = self.sandbox.config.output_bytes
-        if not channel.ready:
-            try:
-                said = channel.read(1, deadline, cap)
-            except _Ended as ended:
-                if ended.how == "timeout":
-                    raise _Ended("not_started") from None
-                raise
-            if said != b"R":
-                raise _Ended("setup_failed", bytes(channel.buffer))
-            channel.ready = True
-        if not channel.compiled and channel.error is None:
-            record = channel.record(deadline, cap, watch)
-            if record == b'{"status":"compiled"}':
-                channel.compiled = True
-                return
-            result = _answer(record, 0.0)
-            if result.status == "syntax_error":
-                channel.error = result.error
-            else:
-                raise _Ended("forged")
+    def _read_ready(self, channel: _Channel, deadline: float) -> None:
+        """Read the byte a session writes once it is confined, before any of the program runs."""
+        if channel.ready:
+            return
+        try:
+            said = channel.read(1, deadline, self.sandbox.config.output_bytes)
+        except _Ended as ended:
+            if ended.how == "timeout":
+                raise _Ended("not_started") from None
+            raise
+        if said != b"R":
+            raise _Ended("setup_failed", bytes(channel.buffer))
+        channel.ready = True
 
     def _loaded(self, channel: _Channel, limits: _CpuLimits) -> CallResult | None:
         """Bring a new session to the point where it answers calls; the failure that stops it
@@ -708,24 +682,17 @@ class Program:
             return None
         watch = limits.watch if limits.counted else None
         try:
-            self._read_compiled(channel, limits.deadline, watch)
+            self._read_ready(channel, limits.deadline)
         except _Ended as ended:
-            if ended.how == "not_started":
-                # no code of the program runs before the session says "R": a session that
-                # never says it is the sandbox's failure, never the program's timeout
-                self._end()
-                return CallResult(
-                    "sandbox_error",
-                    error="the call session did not start (no code of the program had run)",
-                )
-            if ended.how == "forged":
-                self._end()
-                return CallResult("bad_record", error="the session answered before it was asked")
-            raise
-        if channel.error is not None:
-            self._error = channel.error
+            if ended.how != "not_started":
+                raise
+            # no code of the program runs before the session says "R": a session that never
+            # says it is the sandbox's failure, never the program's timeout
             self._end()
-            return CallResult("syntax_error", error=f"does not compile: {channel.error}")
+            return CallResult(
+                "sandbox_error",
+                error="the call session did not start (no code of the program had run)",
+            )
         loaded = channel.record(limits.deadline, self.sandbox.config.output_bytes, watch)
         if loaded != b'{"status":"loaded"}':  # the program raised, or lacks the function
             used = limits.used()
@@ -1480,7 +1447,15 @@ class Sandbox:
         self._loads += 1  # whatever happens, the previous program's session or supervisor ends
         limits = {"cpu_s": session_cpu_s, "as_mb": self.config.memory_mb}
         if entry_point:
-            program = Program(self, source, entry_point, limits=limits)
+            # compiled here, once, and sent to each session ready to run: compiling in every
+            # session would cost it the copy of every page the compiler touches. Nothing of
+            # the program runs here; the response was parsed here already (its tells)
+            try:
+                code = compile(source, "<solution>", "exec", dont_inherit=True)
+            except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+                why = f"{type(exc).__name__}: {exc}"[:2000]
+                return Program(self, source, entry_point, limits=limits, error=why)
+            program = Program(self, source, entry_point, limits=limits, code=marshal.dumps(code))
             program._session()
             return program
         self._supervise()
@@ -1663,7 +1638,7 @@ class Sandbox:
         channel = _Channel(fds[0], fds[1], host_pid)
         limits = program._limits
         setup = request_frame({"cpu_s": limits["cpu_s"], "as_mb": limits["as_mb"]})
-        code = program.source.encode("utf-8", "surrogatepass")
+        code = program._code
         # a session already gone is said by the call that reads from it
         with contextlib.suppress(_Ended):
             channel.send(setup + request_frame({"entry": program.entry_point}, code))

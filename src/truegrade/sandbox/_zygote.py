@@ -17,9 +17,10 @@ Three kinds of process, so that nothing trusted is ever in an ancestor of a prog
   memory at every fork is what it was at start up to random numbers: a child learns nothing
   from it about the tasks before it.
 * **A call session** is forked from the root and sets itself up from its own request pipe: its
-  limits, then its program (the only program it ever sees), which it compiles and runs itself;
+  limits, then its program (the only program it ever sees), which it runs itself;
   then it answers calls, one request at a time. It drops every capability, enforces Landlock,
-  its limits and the function allow-list filter before any of the program runs.
+  its limits and the function allow-list filter before any of the program runs. (The harness
+  compiles the program, so a session does not copy every page a compiler touches.)
 * **A supervisor** serves one whole program (a Python program run on stdin, a build and the
   runs of what it made) from the data pipe, as PID 1 of a PID and mount namespace of its own:
   each task gets a fresh tmpfs as its scratch directory and a random PID, every process of
@@ -269,8 +270,7 @@ def _record(data: bytes) -> bytes:
     return RECORD.pack(len(data)) + data
 
 
-_COMPILED = _record(b'{"status":"compiled"}')  # what the harness expects, byte for byte
-_LOADED = _record(b'{"status":"loaded"}')
+_LOADED = _record(b'{"status":"loaded"}')  # what the harness expects, byte for byte
 
 
 def _respond(record: dict[str, Any]) -> None:
@@ -329,8 +329,8 @@ def _session(confinement: Confinement, requests: int, responses: int) -> None:
 
 
 def _serve_calls() -> None:
-    """Compile the program, run it once, then answer calls of its function until the harness
-    closes the request pipe or the root kills the session; never returns.
+    """Run the program (compiled by the harness) once, then answer calls of its function until
+    the harness closes the request pipe or the root kills the session; never returns.
 
     The program's globals persist from call to call within a session (as in any harness that
     imports a solution once); the harness sends calls in a secret random order, and replays a
@@ -340,13 +340,9 @@ def _serve_calls() -> None:
     try:
         header, blob = _read_request(_REQUEST_FD)
         entry = str(header["entry"])
-        code = compile(blob.decode("utf-8"), "<solution>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        _respond({"status": "syntax_error", "reason": f"{type(exc).__name__}: {exc}"[:2000]})
+        code = marshal.loads(blob)  # noqa: S302 - compiled by the harness, the program's own
+    except (EOFError, OSError, ValueError, KeyError):
         os._exit(0)
-    except (EOFError, OSError):
-        os._exit(0)
-    _write_all(_RESPONSE_FD, _COMPILED)
     del header, blob
     namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
     try:  # from here on the program runs; nothing it does is trusted
