@@ -105,8 +105,10 @@ class Submission:
 
     @property
     def response(self) -> str:
-        """The submission as a model's response: its source in a fenced block."""
-        return f"```{self.language}\n{self.source}\n```\n"
+        """The submission as a model's response: its source in a fenced block (Python's fence
+        for Python 3 in either interpreter, so that either reads it)."""
+        fence = "python" if self.language == "pypy" else self.language
+        return f"```{fence}\n{self.source}\n```\n"
 
 
 @dataclass(frozen=True)
