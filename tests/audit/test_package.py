@@ -1,5 +1,6 @@
 """The audit of problem packages: labelled submissions judged as a judge judges them, on real
-packages, and a package planted with a wrong label and a validator that accepts anything."""
+packages, a package planted with a wrong label and a validator that accepts anything, and one
+whose Python submission holds only in the interpreter it was made with."""
 
 from __future__ import annotations
 
@@ -66,3 +67,35 @@ def test_a_wrong_label_and_a_validator_that_accepts_anything_are_found(tmp_path)
     assert {flag for flag, _ in lenient.validator} >= {"accepts_any_output"}
     wrong = [c for c in lenient.submissions if c.label == "wrong_answer"]
     assert wrong and not wrong[0].agrees and wrong[0].verdict == "accepted"
+
+
+LOOP = """\
+total = 0
+for i in range(60_000_000):
+    total += i & 7
+print(total % 10)
+"""
+
+
+def test_a_python_submission_may_hold_in_the_interpreter_the_package_was_made_with(tmp_path):
+    """A package made when judges ran Python 3 in CPython labels a pure-Python loop
+    ``time_limit_exceeded``; PyPy runs it in a fraction of the limit. It agrees "under CPython",
+    where it runs past the limit; one that fails in both interpreters still disagrees."""
+    package = tmp_path / "loop"
+    (package / "data" / "secret").mkdir(parents=True)
+    (package / "data" / "secret" / "1.in").write_text("")
+    (package / "data" / "secret" / "1.ans").write_text("4\n")
+    (package / "problem.yaml").write_text("name: loop\n")
+    (package / ".timelimit").write_text("1\n")
+    for label, name, source in (
+        ("accepted", "fast.py", "print(4)\n"),
+        ("time_limit_exceeded", "loop.py", LOOP),
+        ("time_limit_exceeded", "wrong.py", "print(5)\n"),
+    ):
+        (package / "submissions" / label).mkdir(parents=True, exist_ok=True)
+        (package / "submissions" / label / name).write_text(source)
+    check = check_package(read_package(package))
+    how = {c.id.split("submissions/")[1]: (c.verdict, c.agrees, c.how) for c in check.submissions}
+    assert how["accepted/fast.py"] == ("accepted", True, "")
+    assert how["time_limit_exceeded/loop.py"] == ("time_limit", True, "under CPython")
+    assert how["time_limit_exceeded/wrong.py"] == ("wrong_answer", False, "")

@@ -1,5 +1,6 @@
 """Real problem packages checked as a judge checks them (``packages_cases``): the BAPCtools and
-Rocky Mountain 2018-2020 ones; the corpus is covered whole, and agrees at 98% or more."""
+Rocky Mountain 2018-2020 ones (BAPCtools' ``fltcmp`` sets its float tolerance in
+``data/test_group.yaml``); the corpus is covered whole, and agrees at 98% or more."""
 
 from __future__ import annotations
 

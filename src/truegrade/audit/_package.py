@@ -11,7 +11,13 @@ the grader disagree. As problemtools does:
   room to spare (``_ROOM_S`` of CPU per test), and the slowest one's CPU time times the
   package's multiplier, rounded up to a whole second, is the limit;
 * a submission whose verdict differs at the limit but matches at the limit times the package's
-  safety margin agrees "with extra time" (it sits near the limit: a warning, not an error).
+  safety margin agrees "with extra time" (it sits near the limit: a warning, not an error);
+* a Python 3 submission whose verdict differs in the interpreter it runs in (PyPy, as Kattis
+  runs Python 3 now) but matches in the other one agrees "under CPython" (or "under PyPy"):
+  judges have run Python 3 in both (problemtools and BAPCtools in CPython until 2024, DOMjudge
+  still does), and the two are far apart in speed both ways (PyPy's loops are many times
+  faster, its big integers slower), so a package's time limit and its
+  ``time_limit_exceeded`` Python submissions hold for the interpreter it was made with.
 
 The validator is probed too: programs in an accepted submission's language that print nothing
 or one line of junk must fail every test (``accepts_any_output``, ``expects_no_output``).
@@ -40,6 +46,8 @@ __all__ = ["PackageCheck", "SubmissionCheck", "check_package", "package_verdict"
 
 _ROOM_S = 10.0
 """CPU time per test the accepted submissions get when the package states no time limit."""
+_OTHER_PYTHON = {"pypy": ("python", "under CPython"), "python": ("pypy", "under PyPy")}
+"""The other interpreter Python 3 submissions are judged in, and how an agreement there reads."""
 
 
 def package_verdict(grade: Grade) -> str:
@@ -62,8 +70,10 @@ class SubmissionCheck:
         id: The package and the submission's path.
         label / language: Its label and language.
         verdict: The verdict it got at the package's limit (``error``: not graded).
-        agrees: Whether that is what its label says (``how`` says when only with extra time).
-        how: ``""``, or ``with extra time``.
+        agrees: Whether that is what its label says (``how`` says when only with extra time,
+            or only in the other Python interpreter).
+        how: ``""``, ``with extra time``, ``under CPython`` (``under PyPy`` when the package's
+            Python runs in CPython), or ``under CPython, with extra time``.
         reason: The grade's explanation (the first failed test and why).
         max_cpu_s: The most CPU time one of its tests used.
     """
@@ -167,15 +177,10 @@ def check_package(
     rows = [r for r in package.rows(limit) if languages is None or r["language"] in languages]
     grades = _grade_rows(grader, rows, progress)
     checks = [_check(row, grade) for row, grade in zip(rows, grades, strict=True)]
-    again = [i for i, c in enumerate(checks) if not c.agrees and c.verdict != "error"]
-    if again:
-        ids = {rows[i]["id"] for i in again}
-        high = [r for r in package.rows(limit * package.safety_margin) if r["id"] in ids]
-        regraded = _grade_rows(grader, high, None)
-        for i, row, grade in zip(again, high, regraded, strict=True):
-            second = _check(row, grade, "with extra time")
-            if second.agrees:
-                checks[i] = second
+    high = {r["id"]: r for r in package.rows(limit * package.safety_margin)}
+    _judge_again(grader, rows, checks, lambda r: (high[r["id"]], "with extra time"))
+    _judge_again(grader, rows, checks, _other_python)
+    _judge_again(grader, rows, checks, lambda r: _other_python(high[r["id"]], ", with extra time"))
     said = [bool(row["expected_verdicts"]) for row in rows]
     known = [c for c, s in zip(checks, said, strict=True) if s]
     unknown = [c for c, s in zip(checks, said, strict=True) if not s]
@@ -188,6 +193,38 @@ def check_package(
         validator=_probe(grader, package, limit),
         unknown_labels=unknown,
     )
+
+
+def _other_python(row: dict[str, Any], also: str = "") -> tuple[dict[str, Any], str] | None:
+    """A Python 3 submission's row in the other interpreter, and how an agreement there reads;
+    None for any other language."""
+    other = _OTHER_PYTHON.get(row["language"])
+    if other is None:
+        return None
+    language, how = other
+    reference = {**row["reference"], "language": language}
+    return {**row, "reference": reference, "language": language}, how + also
+
+
+def _judge_again(
+    grader: CodeGrader,
+    rows: list[dict[str, Any]],
+    checks: list[SubmissionCheck],
+    alternative: Callable[[dict[str, Any]], tuple[dict[str, Any], str] | None],
+) -> None:
+    """Judge each disagreeing submission again as ``alternative`` says (another limit, another
+    interpreter), in place: one that agrees there agrees, with how."""
+    again = []
+    for i, check in enumerate(checks):
+        if not check.agrees and check.verdict != "error":
+            other = alternative(rows[i])
+            if other is not None:
+                again.append((i, *other))
+    grades = _grade_rows(grader, [row for _, row, _ in again], None) if again else []
+    for (i, _, how), grade in zip(again, grades, strict=True):
+        second = _check(rows[i], grade, how)
+        if second.agrees:
+            checks[i] = second
 
 
 def _probe(grader: CodeGrader, package: Package, limit: float) -> list[tuple[str, str]]:

@@ -300,7 +300,8 @@ class ExecLimits:
         data_mb: Private writable memory (``RLIMIT_DATA``): for runtimes that reserve far more
             address space than they use (a JVM, Go, V8), where an address-space cap would
             refuse a correct program at start.
-        stack_mb: The main thread's stack (``RLIMIT_STACK``; deep recursion needs it).
+        stack_mb: The main thread's stack (``RLIMIT_STACK``; deep recursion needs it); 0:
+            unlimited (bounded by the other limits, as problemtools runs programs).
         task_mb: What all the task's processes may use together, shared and anonymous mappings
             and the files they write included (the sandbox's memory cgroup); None: its largest
             limit. A runtime capped by ``data_mb`` reserves more than it keeps resident: its
@@ -1051,6 +1052,7 @@ class Executable:
         limits: ExecLimits | None = None,
         files: dict[str, bytes] | None = None,
         output_bytes: int | None = None,
+        run_past_cap: bool = False,
     ) -> RunResult:
         """Execute ``argv`` (an absolute path first) in the scratch directory, on ``stdin``.
 
@@ -1061,6 +1063,9 @@ class Executable:
             limits: Its memory limits.
             files: Extra files written next to the build's output for this run only.
             output_bytes: The cap of stdout and of stderr (default the sandbox's).
+            run_past_cap: A stream past its cap is discarded and the run goes on to its end
+                or a limit (``output_limit`` only if it ends by itself), as judges let a
+                program that writes too much run; else it is stopped at the cap.
         """
         if not self.ok:
             return RunResult("sandbox_error", error="the build did not succeed")
@@ -1073,6 +1078,8 @@ class Executable:
         header.update(op="exec", stdin_len=len(data))
         if output_bytes is not None:
             header["output_bytes"] = int(output_bytes)
+        if run_past_cap:
+            header["run_past_cap"] = True
         blob = data + b"".join((files or {}).values())
         total = (limits or ExecLimits()).total_mb(self.sandbox.config.memory_mb)
         return self.sandbox._task(header, blob, timeout_s, total)

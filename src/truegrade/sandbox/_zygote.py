@@ -152,7 +152,9 @@ def _limit_memory(limits: dict[str, Any]) -> None:
     """A task's own memory limits (lower than the sandbox's, never higher: a hard limit only
     goes down): ``as_mb`` caps the address space, ``data_mb`` the private writable memory
     (heap, anonymous mappings; not the address space a JIT or a garbage collector reserves
-    without touching), ``stack_mb`` the main thread's stack."""
+    without touching), ``stack_mb`` the main thread's stack (0: unlimited, as problemtools runs
+    programs: the stack then grows until the address space or the memory runs out, and a new
+    thread gets glibc's default of a few megabytes, not a stack the size of the limit)."""
     mib = 1024 * 1024
     for key, name in (
         ("as_mb", resource.RLIMIT_AS),
@@ -160,7 +162,10 @@ def _limit_memory(limits: dict[str, Any]) -> None:
         ("stack_mb", resource.RLIMIT_STACK),
     ):
         value = limits.get(key)
-        if value:
+        if key == "stack_mb" and value == 0:
+            hard = resource.getrlimit(name)[1]  # unlimited unless the caller's is lower
+            resource.setrlimit(name, (hard, hard))
+        elif value:
             hard = resource.getrlimit(name)[1]
             want = int(value) * mib
             if hard != resource.RLIM_INFINITY:
@@ -884,11 +889,17 @@ class Supervisor:
         the cap of each stream (the sandbox's own when absent); ``cpu_s``, the CPU-time limit:
         the task's CPU time (its whole process tree's, as judges count it) is read every
         ``_CPU_WATCH_S`` and the task killed (``cpu_limit``) once it reaches it, so the deadline
-        is only the backstop of a task that waits.
+        is only the backstop of a task that waits; ``run_past_cap``: a stream past its cap is
+        discarded (nothing more is held) and the task runs on to its end or a limit, as judges
+        let a program that writes too much run (a time limit reached then is the verdict); it
+        is ``output_limit`` only if it ends by itself.
         """
         deadline = started + float(header["timeout_s"])
         cpu_limit = _cpu_limit(header)
         output_bytes = _output_bytes(header) or self.output_bytes
+        run_past_cap = header.get("run_past_cap") is True
+        discard = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC) if run_past_cap else -1
+        over = False
         reaped_before = children_cpu()
         tree_cpu = 0.0
         probe = [pid]
@@ -928,8 +939,9 @@ class Supervisor:
                     self.kill_strays(pid)  # its leftovers would hold the pipes open
                     continue
                 i = slot[fd]
+                sink = sinks[i] if sizes[i] <= output_bytes else discard
                 try:
-                    moved = os.splice(fd, sinks[i], 1 << 16)
+                    moved = os.splice(fd, sink, 1 << 16)
                 except BlockingIOError:
                     continue
                 if not moved:
@@ -938,10 +950,16 @@ class Supervisor:
                     continue
                 sizes[i] += moved
                 if sizes[i] > output_bytes:
-                    how = "output_limit"
-                    break
+                    over = True
+                    if not run_past_cap:
+                        how = "output_limit"
+                        break
             if how != "exited":
                 break
+        if over and how == "exited":  # it ended by itself, having written too much
+            how = "output_limit"
+        if discard >= 0:
+            os.close(discard)
         if status < 0:
             self.kill_strays(pid)
             with contextlib.suppress(ProcessLookupError):

@@ -1,5 +1,7 @@
 """Conventions judges share for stdin/stdout tests: an output past the cap is its own verdict,
-and tokens may be compared without case, as the Kattis and DOMjudge default validators do."""
+tokens may be compared without case, as the Kattis and DOMjudge default validators do, a test
+may carry its own validator flags, Python runs as ``python main.py`` does (``exit()`` is there),
+PyPy may raise its recursion limit, and a row may give the stack judges give."""
 
 from __future__ import annotations
 
@@ -50,6 +52,20 @@ def test_output_past_the_cap_is_output_limit_not_a_crash():
     assert grade.error is None and grade.passed is False
     assert grade.subscores.get("output_limit") == 1.0, grade.subscores
     assert "output_limit" in grade.flags
+
+
+def test_a_program_that_writes_past_the_cap_forever_reaches_its_time_limit():
+    """Judges let a program that writes too much run on, its output cut (DOMjudge truncates
+    it, problemtools writes it to a file) and check the time first: one that floods stdout
+    forever is a time limit, as BAPCtools' ``test-fill-stdout.cc`` is labelled, never an
+    ``output_limit`` after a few milliseconds; one that stops by itself is ``output_limit``."""
+    grader = CodeGrader.from_options({"stdout_bytes": 65536, "feedback": "full"})
+    forever = "while True:\n    print('x' * 1000)\n"
+    grade = grader.grade(_row(forever, "x\n", time_limit_s=1))
+    assert grade.error is None and grade.subscores.get("time_limit") == 1.0, grade.subscores
+    ends = "import sys\nsys.stdout.write('x' * 200000)\n"
+    grade = grader.grade(_row(ends, "x\n", time_limit_s=1))
+    assert grade.subscores.get("output_limit") == 1.0, grade.subscores
 
 
 def test_a_test_the_budget_leaves_no_time_for_is_budget_exhausted_not_time_limit():
@@ -119,6 +135,98 @@ def test_a_row_may_ask_for_the_kattis_default_validator_with_its_flags():
         code, "1 nan YES\n", compare="kattis", validator_flags="case_sensitive float_tolerance 1"
     )
     assert "expected 'nan', got 'NaN'" in full.grade(cased).explanation
+
+
+def test_a_test_may_carry_its_own_validator_flags():
+    """A problem package's test group may set flags of its own (``testdata.yaml``,
+    ``test_group.yaml``): that test is judged with them, the others with the row's."""
+    code = "print('0.3333333')\n"
+    tests = [
+        {"stdin": "", "stdout": "0.333333333\n", "validator_flags": "float_tolerance 1e-6"},
+        {"stdin": "", "stdout": "0.333333333\n"},
+    ]
+    row = {
+        "response": f"```python\n{code}```\n",
+        "reference": {"language": "python", "compare": "kattis", "stdio": tests},
+    }
+    grade = CodeGrader.from_options({"feedback": "full"}).grade(row)
+    assert "stdio_0 accepted" in grade.explanation and "stdio_1 wrong_answer" in grade.explanation
+    tests[1]["validator_flags"] = "float_tolerance x"
+    assert "float_tolerance" in (CodeGrader.from_options({}).grade(row).error or "")
+
+
+@pytest.mark.parametrize("language", ["python", "pypy"])
+@pytest.mark.parametrize("ending", ["exit()", "quit()", "exit(0)"])
+def test_a_python_program_may_end_with_exit_as_it_may_on_a_judge(language, ending):
+    """Judges run ``python main.py``, where ``site`` gives a script ``exit()`` and ``quit()``:
+    a correct program that ends with one passes (run without ``site``, it was a
+    ``NameError``, a run-time error on its exit status)."""
+    row = _row(f"print(1)\n{ending}\n", "1\n", language)
+    grade = CodeGrader.from_options({"feedback": "full"}).grade(row)
+    assert grade.passed, grade.explanation
+
+
+RECURSION = """\
+import sys
+sys.setrecursionlimit(10**6)
+def depth(n):
+    return 0 if n == 0 else 1 + depth(n - 1)
+print(depth(200000))
+"""
+
+
+def test_pypy_may_raise_its_recursion_limit_under_a_one_gigabyte_limit():
+    """``sys.setrecursionlimit(10**6)`` makes PyPy reserve about 1.5 GB of address space it
+    never touches (its stack of GC roots): under an address-space cap of 1 GB it was a
+    ``MemoryError``. Capped as the runtimes that reserve address space are, it passes, and
+    what it keeps resident is still held to the limit."""
+    row = _row(RECURSION, "200000\n", "pypy", memory_mb=1024, time_limit_s=5)
+    grade = CodeGrader.from_options({"feedback": "full"}).grade(row)
+    assert grade.passed, grade.explanation
+    hog = "x = bytearray(1536 * 1024 * 1024)\nprint(len(x))\n"
+    grade = CodeGrader.from_options({}).grade(_row(hog, "0\n", "pypy", memory_mb=1024))
+    assert grade.passed is False and grade.subscores.get("memory_limit") == 1.0, grade.subscores
+
+
+DEEP_C = """\
+#include <stdio.h>
+static long depth(long n, volatile char *up) {
+    volatile char pad[64];  /* read after the call: the frame stays, 4 million of them */
+    pad[1] = 0;
+    pad[0] = up[0];
+    if (n == 0) return 0;
+    long below = depth(n - 1, pad);
+    return below + 1 + pad[1];
+}
+int main(void) { char top[1] = {0}; printf("%ld\\n", depth(4000000, top)); return 0; }
+"""
+
+
+THREAD = """\
+import threading
+thread = threading.Thread(target=lambda: print(1))
+thread.start()
+thread.join()
+"""
+
+
+def test_a_row_may_give_the_stack_judges_give():
+    """problemtools and BAPCtools run a program with no stack limit, Kattis bounds it by the
+    memory limit only; a package's row says so (``"stack_mb": "unlimited"``). A C program
+    recursing 4 million deep (over 256 MB of stack, the grader's default) crashes at the
+    default and passes so, and a thread still starts: a stack limit as large as the memory
+    limit would make every new thread reserve that much (glibc sizes them by it)."""
+    reference = {"language": "c", "stdio": [{"stdin": "", "stdout": "4000000\n"}]}
+    row = {"response": f"```c\n{DEEP_C}```\n", "reference": {**reference, "memory_mb": 1024}}
+    grader = CodeGrader.from_options({"feedback": "full"})
+    assert grader.grade(row).subscores.get("runtime_error") == 1.0
+    row["reference"]["stack_mb"] = "unlimited"
+    grade = grader.grade(row)
+    assert grade.passed, grade.explanation
+    threads = _row(THREAD, "1\n", memory_mb=1024, stack_mb="unlimited")
+    assert grader.grade(threads).passed
+    threads["reference"]["stack_mb"] = 1024
+    assert "can't start new thread" in grader.grade(threads).explanation
 
 
 def test_unknown_validator_flags_make_the_row_an_error_not_a_zero():

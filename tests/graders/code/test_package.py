@@ -83,6 +83,45 @@ def test_submissions_yaml_says_what_each_submission_may_get():
     assert by_path["wa/odd.py"] == frozenset()  # said per test group: not counted
 
 
+def test_a_test_groups_flags_are_read_as_judges_read_them(tmp_path):
+    """The 2025-09 format sets the validator's flags in ``data/test_group.yaml``
+    (``output_validator_args``, a list), the legacy one may add some in a group's
+    ``testdata.yaml`` (``output_validator_flags``, after ``problem.yaml``'s, as problemtools
+    passes them); a group inherits its parent's unless it sets its own."""
+    fltcmp = read_package(PACKAGES / "bapctools-fltcmp")
+    assert fltcmp.validator_flags == "float_tolerance 1E-6"
+    assert all("validator_flags" not in t for t in fltcmp.spec(1.0)["stdio"])  # all the same
+    package = tmp_path / "groups"
+    shutil.copytree(PACKAGES / "problemtools-hello", package)
+    (package / "problem.yaml").write_text("name: groups\nvalidator_flags: case_sensitive\n")
+    secret = package / "data" / "secret"
+    (secret / "hello.in").rename(secret / "a.in")
+    (secret / "hello.ans").rename(secret / "a.ans")
+    for group in ("g1", "g1/inner", "g2"):
+        (secret / group).mkdir()
+        (secret / group / "t.in").write_text("")
+        (secret / group / "t.ans").write_text("Hello World!\n")
+    (package / "data" / "testdata.yaml").write_text("output_validator_flags: float_tolerance 1\n")
+    (secret / "g2" / "testdata.yaml").write_text("output_validator_flags: ''\n")
+    flags = {t["name"]: t["validator_flags"] for t in read_package(package).tests}
+    assert flags == {
+        "secret/a": "case_sensitive float_tolerance 1",
+        "secret/g1/inner/t": "case_sensitive float_tolerance 1",  # inherited from data/
+        "secret/g1/t": "case_sensitive float_tolerance 1",
+        "secret/g2/t": "case_sensitive",  # its own: none
+    }
+    spec = read_package(package).spec(1.0)
+    assert spec["validator_flags"] == "case_sensitive"
+    assert [t.get("validator_flags") for t in spec["stdio"]] == [
+        "case_sensitive float_tolerance 1",
+        "case_sensitive float_tolerance 1",
+        "case_sensitive float_tolerance 1",
+        None,
+    ]
+    parse_spec({**spec, "language": "c"})
+    assert spec["stack_mb"] == "unlimited"  # as problemtools and BAPCtools run programs
+
+
 def test_the_time_limit_judges_derive():
     assert time_limit_from(0.09, 5.0) == 1.0
     assert time_limit_from(0.98, 5.0) == 5.0

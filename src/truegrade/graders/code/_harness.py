@@ -992,7 +992,7 @@ class CodeKernel:
         return StdioSettings(
             time_limit_s=(use_row and spec.time_limit_s) or self.call_timeout_s,
             memory_mb=(use_row and spec.memory_mb) or self.memory_mb,
-            stack_mb=self.stack_mb,
+            stack_mb=spec.stack_mb if use_row and spec.stack_mb is not None else self.stack_mb,
             compile_timeout_s=self.compile_timeout_s,
             compile_memory_mb=self.compile_memory_mb,
             compare=spec.compare or self.stdio_compare,

@@ -10,13 +10,19 @@ neither ``/etc/alternatives`` nor the caller's environment.
 Memory rule (one limit ``M`` per test, in MiB):
 
 * C, C++, Rust, Python: the address space is capped at ``M`` (``RLIMIT_AS``), as most judges do;
-* Java, Go, JavaScript: their runtimes reserve far more address space than they use (a JVM's
-  heap and class space, Go's arenas, V8's pointer cage), so an address-space cap would refuse a
-  correct program at start. There the private writable memory is capped (``RLIMIT_DATA``) at
-  ``M`` plus the runtime's own overhead, and the runtime's heap at ``M`` by its own flag
-  (``-Xmx``, ``GOMEMLIMIT``, ``--max-old-space-size``). A JVM's overhead is mostly its
-  threads' stacks (a dozen threads, each sized by ``-Xss64m``, about 620 MB of private memory
-  before the heap), hence 768 MB: less refuses a correct program at a 256 MB limit at start.
+* Java, Go, JavaScript, PyPy: their runtimes reserve far more address space than they use (a
+  JVM's heap and class space, Go's arenas, V8's pointer cage, PyPy's arenas and the stack of
+  GC roots it sizes by the recursion limit), so an address-space cap would refuse a correct
+  program at start. There the private writable memory is capped (``RLIMIT_DATA``) at ``M``
+  plus the runtime's own overhead, and the runtime's heap at ``M`` by its own flag (``-Xmx``,
+  ``GOMEMLIMIT``, ``--max-old-space-size``; PyPy has none a judge sets). A JVM's overhead is
+  mostly its threads' stacks (a dozen threads, each sized by ``-Xss64m``, about 620 MB of
+  private memory before the heap), hence 768 MB: less refuses a correct program at a 256 MB
+  limit at start. PyPy's is 2 GB: ``sys.setrecursionlimit(10**6)``, the first line of many
+  accepted Kattis programs, makes it reserve about 1.5 GB it never touches, and under an
+  address-space cap of 1 GB that line is a ``MemoryError`` (Kattis bounds what a program
+  keeps resident). What every process of a test really uses is held to ``M`` plus what the
+  runtime itself keeps resident by the task's memory cgroup, whatever is reserved.
 
 A program that runs out gets ``memory_limit`` when the kernel refused the memory (the runtime's
 out-of-memory report, or a peak resident size over ``M``), else the crash is a ``runtime_error``.
@@ -117,10 +123,14 @@ def _gcc(standard: str) -> Callable[[str, str, int], Toolchain]:
 
 
 def _python(interpreter: str, source: str, _memory_mb: int) -> Toolchain:
+    """Python as judges run it, ``python main.py``, isolated from the environment (``-I``) and
+    writing no bytecode (``-B``). The program runs *with* ``site``: it is what gives a script
+    ``exit()`` and ``quit()``, which correct programs end with, and judges run without ``-S``
+    (a program calling ``exit()`` would otherwise be a ``NameError``, a run-time error)."""
     check = "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')"
     return Toolchain(
         [interpreter, "-I", "-S", "-B", "-c", check, source],
-        [interpreter, "-I", "-S", "-B", f"{_SCRATCH}/{source}"],
+        [interpreter, "-I", "-B", f"{_SCRATCH}/{source}"],
         [source],
     )
 
@@ -204,6 +214,7 @@ LANGUAGES: dict[str, Language] = {
         Language("python", ("py", "python3", "py3"), "python3", "python3", _fixed("main.py"),
                  _python),
         Language("pypy", ("pypy3",), "pypy3", "pypy3", _fixed("main.py"), _pypy,
+                 reserves_address_space=True, overhead_mb=2048, resident_mb=96,
                  fences=("python", "py", "python3", "py3")),
         Language("cpp", ("c++", "cc", "cxx", "g++", "cpp17"), "g++", "g++", _fixed("main.cpp"),
                  _gcc("gnu++17")),

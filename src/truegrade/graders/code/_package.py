@@ -105,8 +105,10 @@ class Submission:
 
     @property
     def response(self) -> str:
-        """The submission as a model's response: its source in a fenced block."""
-        return f"```{self.language}\n{self.source}\n```\n"
+        """The submission as a model's response: its source in a fenced block (Python's fence
+        for Python 3 in either interpreter, so that either reads it)."""
+        fence = "python" if self.language == "pypy" else self.language
+        return f"```{fence}\n{self.source}\n```\n"
 
 
 @dataclass(frozen=True)
@@ -115,12 +117,15 @@ class Package:
 
     Attributes:
         name: The package directory's name.
-        tests: ``{"stdin", "stdout", "visible", "name"}`` per test, samples first.
+        tests: ``{"stdin", "stdout", "visible", "name", "validator_flags"}`` per test, samples
+            first; its flags are ``problem.yaml``'s and its test group's.
         time_limit_s: The package's own time limit, when it states one.
         time_multiplier / safety_margin: How a judge derives the limit from the accepted
             submissions, and how far past it a ``time_limit_exceeded`` one must be.
         memory_mb / output_mb: The package's limits (the format's defaults when unstated).
-        validator_flags: The default validator's flags, or the custom validator's.
+        validator_flags: The flags of the default validator, or of the custom one, that every
+            test is judged with: ``problem.yaml``'s, and the test groups' when they all set the
+            same (a test whose group sets others is judged with its own, in ``tests``).
         checker: The custom output validator as a spec's checker, or None.
         submissions: Every labelled submission, those left out included.
     """
@@ -145,10 +150,20 @@ class Package:
                 f"{self.name}: the package states no time limit; derive one from its accepted "
                 "submissions (time_limit_from) or give one"
             )
+        stdio = []
+        for test in self.tests:
+            case = {k: test[k] for k in ("stdin", "stdout", "visible")}
+            own = test.get("validator_flags", self.validator_flags)
+            if own != self.validator_flags:  # a test group's flags
+                case["validator_flags"] = own
+            stdio.append(case)
         spec: dict[str, Any] = {
-            "stdio": [{k: t[k] for k in ("stdin", "stdout", "visible")} for t in self.tests],
+            "stdio": stdio,
             "time_limit_s": limit,
             "memory_mb": self.memory_mb,
+            # the stack judges give: unlimited in problemtools and BAPCtools, bounded by the
+            # memory limit only on Kattis (the memory limit bounds it here too)
+            "stack_mb": "unlimited",
             "output_mb": self.output_mb,
             "validator_flags": self.validator_flags,
         }
@@ -222,26 +237,71 @@ def _number(value: Any, what: str, default: float) -> float:
     return float(value)
 
 
-def _tests(root: Path) -> list[dict[str, Any]]:
+_GROUP_FILES = ("test_group.yaml", "testdata.yaml")
+"""A test group's settings: ``test_group.yaml`` (format 2025-09), ``testdata.yaml`` before."""
+_GROUP_FLAGS = ("output_validator_args", "output_validator_flags")
+"""A test group's validator flags: a list (2025-09), or a string of words (legacy)."""
+
+
+def _group_flags(folder: Path, inherited: str | None) -> str | None:
+    """The validator flags a test group sets: its own settings file's, else its parent's (a
+    group inherits what it does not set, as problemtools and BAPCtools read them); None when
+    no group on the way sets any."""
+    for name in _GROUP_FILES:
+        path = folder / name
+        if path.is_file():
+            settings = _mapping(path)
+            for key in _GROUP_FLAGS:
+                if key in settings:
+                    value = settings[key]
+                    if isinstance(value, list):
+                        return " ".join(str(v) for v in value)
+                    return "" if value is None else str(value)
+            break
+    return inherited
+
+
+def _flags_by_folder(data: Path, folders: set[Path]) -> dict[Path, str | None]:
+    """Each test folder's group flags, walking down from ``data/`` so that each inherits."""
+    found: dict[Path, str | None] = {}
+
+    def walk(folder: Path) -> str | None:
+        if folder not in found:
+            parent = walk(folder.parent) if folder != data else None
+            found[folder] = _group_flags(folder, parent)
+        return found[folder]
+
+    for folder in folders:
+        walk(folder)
+    return found
+
+
+def _tests(root: Path, problem_flags: str) -> list[dict[str, Any]]:
     """Every ``.in`` with its ``.ans`` under ``data/sample`` then ``data/secret``, each group
-    in name order (subdirectories included, as their paths sort)."""
+    in name order (subdirectories included, as their paths sort), each with the validator flags
+    it is judged with: ``problem.yaml``'s then its test group's (problemtools passes both)."""
     tests = []
+    data = root / "data"
     for group in ("sample", "secret"):
-        folder = root / "data" / group
+        folder = data / group
         if not folder.is_dir():
             continue
-        for source in sorted(folder.rglob("*.in"), key=lambda p: p.relative_to(folder).parts):
+        sources = sorted(folder.rglob("*.in"), key=lambda p: p.relative_to(folder).parts)
+        flags = _flags_by_folder(data, {p.parent for p in sources})
+        for source in sources:
             answer = source.with_suffix(".ans")
             if not answer.is_file():
                 if source.with_suffix(".interaction").is_file():
                     continue
                 raise PackageProblem(f"{source}: no {answer.name} beside it")
+            own = flags[source.parent]
             tests.append(
                 {
-                    "name": str(source.relative_to(root / "data").with_suffix("")),
+                    "name": str(source.relative_to(data).with_suffix("")),
                     "stdin": _text(source),
                     "stdout": _text(answer),
                     "visible": group == "sample",
+                    "validator_flags": " ".join(f for f in (problem_flags, own or "") if f),
                 }
             )
     if not tests:
@@ -456,15 +516,17 @@ def read_package(path: str | Path, *, python: str = "pypy") -> Package:
     if isinstance(flags, list):
         flags = " ".join(str(f) for f in flags)
     custom = validation.startswith("custom") or (root / "output_validator").is_dir()
+    tests = _tests(root, str(flags))
+    shared = {t["validator_flags"] for t in tests}
     return Package(
         name=root.resolve().name,
-        tests=_tests(root),
+        tests=tests,
         time_limit_s=_time_limit(root, limits),
         time_multiplier=multiplier,
         safety_margin=margin,
         memory_mb=int(_number(limits.get("memory"), "limits.memory", 1024 if legacy else 2048)),
         output_mb=int(_number(limits.get("output"), "limits.output", 8)),
-        validator_flags=str(flags),
+        validator_flags=shared.pop() if len(shared) == 1 else str(flags),
         checker=_checker(root) if custom else None,
         submissions=_submissions(root, python),
     )

@@ -12,8 +12,9 @@
   multiple of the reference's own);
 * stdin/stdout: ``{"stdio": [{"stdin": "...", "stdout": "..."}]}``, optionally with
   ``language`` (``cpp``, ``c``, ``java``, ``javascript``, ``go``, ``rust``, ``python``),
-  ``time_limit_s`` (CPU time), ``memory_mb`` and ``output_mb`` per test, ``compare`` (with
-  ``validator_flags`` for ``kattis``: ``"float_tolerance 1e-6"``) and a special judge
+  ``time_limit_s`` (CPU time), ``memory_mb``, ``output_mb`` and ``stack_mb`` per test,
+  ``compare`` (with ``validator_flags`` for ``kattis``: ``"float_tolerance 1e-6"``; a test may
+  carry its own, as a problem package's test group does) and a special judge
   ``checker`` (``{"language": "cpp", "source": "...", "files": {"testlib.h": "..."}}``, with
   ``"protocol": "kattis"`` for a Kattis output validator).
 
@@ -88,6 +89,9 @@ class StdioCase:
     stdin: str
     stdout: str
     visible: bool = False
+    validator_flags: str | None = None
+    """This test's own validator flags (a problem package's test group may set them), in place
+    of the spec's; None: the spec's."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,10 @@ class TestSpec:
     Kattis output validator is given."""
     output_mb: int | None = None
     """Stdio only: the cap of a test's output (None: the grader's)."""
+    stack_mb: int | None = None
+    """Stdio only: the main thread's stack (None: the grader's; 0: unlimited, the spec's
+    ``"unlimited"``, as problemtools and BAPCtools run programs and as Kattis bounds the stack,
+    by the memory limit only)."""
     method_of: str | None = None
     """Call cases only: the entry point is a method of this class (LeetCode style), called on a
     new instance for every call."""
@@ -218,12 +226,14 @@ def _decoded(
 def _stdio_case(raw: Any, index: int) -> StdioCase:
     if not isinstance(raw, dict):
         raise SpecProblem(f"stdio test {index} must be a mapping with 'stdin' and 'stdout'")
-    unknown = set(raw) - {"stdin", "stdout", "visible"}
+    unknown = set(raw) - {"stdin", "stdout", "visible", "validator_flags"}
     if unknown:
         raise SpecProblem(f"stdio test {index} has unknown keys {sorted(unknown)}")
     stdin = _str(raw.get("stdin", ""), f"stdio test {index}: 'stdin'")
     stdout = _str(raw.get("stdout"), f"stdio test {index}: 'stdout'")
-    return StdioCase(stdin, stdout, bool(raw.get("visible", False)))
+    flags = raw.get("validator_flags")
+    own = None if flags is None else _validator_flags(flags)
+    return StdioCase(stdin, stdout, bool(raw.get("visible", False)), own)
 
 
 def parse_spec(reference: Any) -> TestSpec:
@@ -324,15 +334,18 @@ def parse_spec(reference: Any) -> TestSpec:
     if compare is not None and compare not in STDOUT_COMPARES:
         raise SpecProblem(f"'compare' must be one of {', '.join(STDOUT_COMPARES)}, not {compare!r}")
     flags = _validator_flags(spec.get("validator_flags"))
+    tests = [_stdio_case(c, i) for i, c in enumerate(raw)]
     if compare == "kattis":
-        try:
-            parse_kattis_flags(flags)
-        except ValueError as exc:
-            raise SpecProblem(str(exc)) from None
+        for own in {flags, *(t.validator_flags for t in tests if t.validator_flags is not None)}:
+            try:
+                parse_kattis_flags(own)
+            except ValueError as exc:
+                raise SpecProblem(str(exc)) from None
     output_mb = _positive(spec.get("output_mb"), "'output_mb'")
+    stack_mb = _stack(spec.get("stack_mb"))
     return TestSpec(
         "stdio",
-        stdio=[_stdio_case(c, i) for i, c in enumerate(raw)],
+        stdio=tests,
         language=language,
         time_limit_s=_positive(spec.get("time_limit_s"), "'time_limit_s'"),
         memory_mb=_memory(spec.get("memory_mb")),
@@ -340,6 +353,7 @@ def parse_spec(reference: Any) -> TestSpec:
         checker=_checker(spec.get("checker")),
         validator_flags=flags,
         output_mb=None if output_mb is None else max(1, int(output_mb)),
+        stack_mb=stack_mb,
     )
 
 
@@ -349,11 +363,23 @@ _STDIO_KEYS = {
     "time_limit_s",
     "memory_mb",
     "output_mb",
+    "stack_mb",
     "compare",
     "validator_flags",
     "checker",
     "helpers",
 }
+
+
+def _stack(value: Any) -> int | None:
+    """``stack_mb``: megabytes (at least 8), or ``"unlimited"`` (0 here)."""
+    if value is None:
+        return None
+    if value == "unlimited":
+        return 0
+    mb = _positive(value, "'stack_mb'")
+    assert mb is not None
+    return max(8, int(mb))
 
 
 def _validator_flags(value: Any) -> str:

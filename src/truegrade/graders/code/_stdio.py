@@ -107,7 +107,7 @@ class StdioSettings:
         time_limit_s: Per test, CPU time (user + system, of the whole process tree), as judges
             measure it: a loaded machine does not change it.
         memory_mb: Per test (the language's rule applies, see ``_languages``).
-        stack_mb: The main thread's stack.
+        stack_mb: The main thread's stack (0: unlimited, bounded by the memory limit).
         compile_timeout_s / compile_memory_mb: The build's bounds.
         compare: ``lines``, ``tokens``, ``tokens_ci``, ``exact`` or ``kattis``.
         abs_tol / rel_tol: Float tolerance of numeric tokens (0: exact text).
@@ -324,11 +324,17 @@ def _failure(run: RunResult, language: Language, settings: StdioSettings) -> tup
     return "runtime_error", flag, detail
 
 
+def _flags_of(test: StdioCase, settings: StdioSettings) -> str:
+    """The validator flags a test is judged with: its own (a package's test group sets them),
+    else the spec's."""
+    return settings.validator_flags if test.validator_flags is None else test.validator_flags
+
+
 def judged_text(test: StdioCase, stdout: str, settings: StdioSettings) -> str:
     """Without a special judge: "" when ``stdout`` is the test's answer, else why not (the
-    settings' ``compare``, tolerances and validator flags)."""
+    settings' ``compare``, tolerances and validator flags: the test's own, when it has them)."""
     if settings.compare == "kattis":
-        flags = parse_kattis_flags(settings.validator_flags)
+        flags = parse_kattis_flags(_flags_of(test, settings))
         if not flags.floats and (settings.abs_tol or settings.rel_tol):
             flags = replace(flags, abs_tol=settings.abs_tol, rel_tol=settings.rel_tol)
         return kattis_compare(stdout, test.stdout, flags)
@@ -383,7 +389,7 @@ class _Judge:
         """Whether the checker gives a verdict (any) on the test's expected output given as the
         program's. Only a verdict is kept (``_JUDGED``): a failure, maybe a loaded machine's
         deadline, is tried again next time."""
-        text = json.dumps([self.digest, test.stdin, test.stdout])
+        text = json.dumps([self.digest, _flags_of(test, self.settings), test.stdin, test.stdout])
         key = hashlib.sha256(text.encode()).hexdigest()
         if key in _JUDGED:
             _JUDGED.move_to_end(key)
@@ -410,7 +416,8 @@ class _Judge:
         accepts: tuple[int, ...]
         rejects: tuple[int, ...]
         if self.checker.protocol == "kattis":
-            argv = [*run, "input.txt", "answer.txt", "./", *self.settings.validator_flags.split()]
+            flags = _flags_of(test, self.settings).split()
+            argv = [*run, "input.txt", "answer.txt", "./", *flags]
             stdin, accepts, rejects = output, (42,), (43,)
         else:
             files["output.txt"] = output.encode("utf-8")
@@ -503,6 +510,8 @@ def run_stdio_program(
             env=env,
             limits=limits,
             output_bytes=settings.output_bytes,
+            # judges let a program that writes too much run on: a time limit comes first
+            run_past_cap=True,
         )
         if result.status == "sandbox_error":
             raise SandboxError(result.error)
