@@ -110,16 +110,25 @@ def run_evalplus_bench(
             "evalplus.evaluate runs from the command line, as its users run it (its start-up "
             "included), with --parallel = workers. Cold: an empty cache of expected answers; "
             "warm: the cache its cold run wrote.",
-            "truegrade: the humaneval preset with the grader's defaults. Cold: new workers, each "
-            "computing a task's reference answers at its first solution; warm: the same "
-            "workers again.",
+            "truegrade: the humaneval preset, score: all (a solution passes only if every "
+            "input does, and its inputs stop at the first failure: what evalplus.evaluate "
+            "does by default). Cold: new workers, each computing a task's reference answers "
+            "at its first solution; warm: the same workers again.",
+            "score: fraction (the grader's default) runs every input of every solution to "
+            "score the share that passes, work evalplus.evaluate does not do: one warm run, "
+            "for what that costs.",
         ],
     )
     theirs = Measurement("evalplus.evaluate", True, [])
     theirs_cold = Measurement("evalplus.evaluate, cold", True, [])
     ours = Measurement("truegrade code", False, [])
     ours_cold = Measurement("truegrade code, cold", False, [])
-    report.pairs = [(ours.name, theirs.name), (ours_cold.name, theirs_cold.name)]
+    fraction = Measurement("truegrade code, score: fraction", False, [])
+    report.pairs = [
+        (ours.name, theirs.name),
+        (ours_cold.name, theirs_cold.name),
+        (fraction.name, theirs.name),
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         samples_file = work / "samples.jsonl"
@@ -139,16 +148,22 @@ def run_evalplus_bench(
                 measurement.samples.append((time.perf_counter() - start) / len(mine) * 1e3)
                 measurement.extra["passed"] = passed
             engine = Engine(workers=n_workers)
-            grader = CodeGrader(engine=engine)
             with engine:
+                grader = CodeGrader(CodeGrader.Options(score="all"), engine=engine)
                 for measurement in (ours_cold, ours):
-                    start = time.perf_counter()
-                    grades = grader.grade_batch(samples)
-                    measurement.samples.append((time.perf_counter() - start) / len(mine) * 1e3)
-                    measurement.extra["passed"] = sum(bool(g.passed) for g in grades)
-                    measurement.extra["errors"] = sum(g.error is not None for g in grades)
-    report.measurements = [ours, theirs, ours_cold, theirs_cold]
+                    _time(grader, samples, measurement)
+                if r == 0:
+                    _time(CodeGrader(engine=engine), samples, fraction)
+    report.measurements = [ours, theirs, ours_cold, theirs_cold, fraction]
     return report
+
+
+def _time(grader: Any, samples: list[Any], measurement: Measurement) -> None:
+    start = time.perf_counter()
+    grades = grader.grade_batch(samples)
+    measurement.samples.append((time.perf_counter() - start) / len(samples) * 1e3)
+    measurement.extra["passed"] = sum(bool(g.passed) for g in grades)
+    measurement.extra["errors"] = sum(g.error is not None for g in grades)
 
 
 def _evalplus(python: str, data: Path, samples: Path, cache: Path, workers: int) -> int:

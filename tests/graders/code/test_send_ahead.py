@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from truegrade.graders.code import CodeGrader
-from truegrade.graders.code._harness import _calls_ahead
+from truegrade.graders.code._calls import Budget, Calls
+from truegrade.graders.code._harness import _calls_ahead, _run_cases
+from truegrade.graders.code._spec import parse_spec
+from truegrade.sandbox import Sandbox
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +116,41 @@ def test_arguments_that_look_alike_are_not_taken_for_each_other(grader):
         "    assert candidate(True) == 'bool'\n    assert candidate(1.0) == 'float'\n"
     )
     assert grader.grade(_row(program, check)).passed
+
+
+def _cases_row(response: str, count: int) -> dict:
+    cases = [{"args": [n], "expected": n + 1} for n in range(count)]
+    return {"response": response, "reference": {"entry_point": "f", "cases": cases}}
+
+
+def test_score_all_stops_at_the_first_failure_and_a_hanging_program_costs_one_limit():
+    """As EvalPlus stops (its default) and judges do: the cases after the first that fails are
+    not run, judged in the order the session answers them, so a program that hangs on every
+    input runs out of time once, not once per case."""
+    hangs = "def f(n):\n    while True:\n        pass\n"
+    spec = parse_spec(_cases_row(hangs, 8)["reference"])
+    with Sandbox() as box:
+        for stop, made in ((True, 1), (False, 8)):
+            program = box.load(hangs, entry_point="f")
+            calls = Calls(program, Budget(30.0), 0.3, fresh_process=False)
+            outcomes = _run_cases(spec, calls, 0.0, 0.0, stop_at_failure=stop)
+            program.close()
+            assert len(outcomes) == 8 and not any(o.passed for o in outcomes)
+            assert calls.count == made  # the calls the harness made: one time-out, or eight
+            not_run = [o for o in outcomes if o.reason.startswith("not run")]
+            assert len(not_run) == (7 if stop else 0)
+    grade = CodeGrader.from_options({"call_timeout_s": 0.3, "score": "all"}).grade(
+        _cases_row(hangs, 8)
+    )
+    assert grade.passed is False and grade.score == 0.0 and "timeout" in grade.explanation
+
+
+def test_score_all_still_passes_a_right_program_and_fails_one_wrong_case():
+    grader = CodeGrader.from_options({"score": "all"})
+    assert grader.grade(_cases_row("def f(n):\n    return n + 1\n", 12)).passed
+    last_wrong = "def f(n):\n    return n + 1 if n != 11 else 0\n"
+    grade = grader.grade(_cases_row(last_wrong, 12))
+    assert grade.passed is False and grade.score == 0.0
+    assert "case_11: wrong_answer" in grade.explanation  # the failure, not a case left unrun
+    fraction = CodeGrader.from_options({}).grade(_cases_row(last_wrong, 12))
+    assert fraction.score == pytest.approx(11 / 12)  # the default runs every case

@@ -179,6 +179,9 @@ class Calls:
     unsendable: str | None = None  # the check passed an argument that cannot cross
     ahead: _Ahead | None = None
     sent: list[str] = field(default_factory=list)  # the keys of the shuffled request, in order
+    order: list[int] = field(default_factory=list)  # which call of ``send_ahead`` each key is
+    known: dict[int, tuple[tuple[Any, Any], str]] = field(default_factory=dict)
+    """The encoded arguments and key of each tagged call sent ahead, until the call is made."""
 
     def timeout(self, tag: int = -1) -> float | None:
         """The CPU time the next call may use, or None when the budget has none left."""
@@ -202,9 +205,10 @@ class Calls:
         if self.timeout() is None:
             return
         try:
-            keys = [call_key(encode_value(list(a)), encode_value(k)) for a, k in calls]
+            encoded = [(encode_value(list(a)), encode_value(k)) for a, k in calls]
         except PlainDataError:
             return
+        keys = [call_key(*pair) for pair in encoded]
         if expected is not None:
             try:
                 wanted = [call_key(encode_value(e), None) for e in expected]
@@ -213,8 +217,7 @@ class Calls:
         else:
             wanted = keys  # an order that moves a call; whether it moved an answer is seen after
         order = replay_order(wanted, differ=True)
-        tags = tags if tags is not None else [-1] * len(calls)
-        per_call = [self.limits.get(tags[i], self.call_timeout_s) for i in order]
+        per_call = [self.limits.get(tags[i] if tags else -1, self.call_timeout_s) for i in order]
         stream = self.program.stream(
             [calls[i] for i in order],
             timeout_s=self.call_timeout_s,
@@ -223,6 +226,11 @@ class Calls:
             limits=per_call,
         )
         self.sent = [keys[i] for i in order]
+        self.order = order
+        if tags is not None and len(set(tags)) == len(tags):  # a call by its tag: encoded once
+            self.known = {
+                tag: (pair, key) for tag, pair, key in zip(tags, encoded, keys, strict=True)
+            }
         self.ahead = _Ahead(stream, self.sent, self.budget)
 
     def stop_ahead(self) -> None:
@@ -239,12 +247,16 @@ class Calls:
 
     def call(self, args: Any, kwargs: Any, tag: int = -1) -> CallResult:
         self.count += 1
-        try:
-            encoded = encode_value(list(args)), encode_value(kwargs)
-        except PlainDataError as exc:
-            self.unsendable = str(exc)
-            raise
-        key = call_key(*encoded)
+        known = self.known.pop(tag, None) if tag >= 0 else None
+        if known is not None:  # sent ahead with this tag (the same arguments, already encoded)
+            encoded, key = known
+        else:
+            try:
+                encoded = encode_value(list(args)), encode_value(kwargs)
+            except PlainDataError as exc:
+                self.unsendable = str(exc)
+                raise
+            key = call_key(*encoded)
         snapshot = decode_value(encoded[0]), decode_value(encoded[1])
         result, live = self._taken(key), False
         if result is None:

@@ -48,7 +48,7 @@ from fractions import Fraction
 from typing import Any
 
 from truegrade._budgets import WALL_FACTOR, wall_backstop_s
-from truegrade.graders.code._calls import Budget, Calls, SandboxBroke
+from truegrade.graders.code._calls import Budget, Calls, Logged, SandboxBroke
 from truegrade.graders.code._compile import ensure_pch
 from truegrade.graders.code._conventions import verdict_name
 from truegrade.graders.code._evalplus import evalplus_match, evalplus_tolerances
@@ -691,10 +691,22 @@ def _check_once(spec: TestSpec, calls: Calls, helpers: str | None, *, ahead: boo
     return outcome
 
 
-def _run_cases(spec: TestSpec, calls: Calls, abs_tol: float, rel_tol: float) -> list[TestOutcome]:
+def _run_cases(
+    spec: TestSpec,
+    calls: Calls,
+    abs_tol: float,
+    rel_tol: float,
+    *,
+    stop_at_failure: bool = False,
+) -> list[TestOutcome]:
     """Every case, sent in one request in a secret order that moves an expected answer; the
     cases that pass are replayed only where ``replay_odds`` asks for more rounds, or where a
-    case had to be called on its own (the request's session ended early)."""
+    case had to be called on its own (the request's session ended early).
+
+    ``stop_at_failure`` (``score: all``): the cases after the first that fails are not run, as
+    EvalPlus stops (its default) and judges do; the score only counts a program that passes
+    every case, so the rest cannot change it, and a program that runs out of time on every
+    input costs one time limit, not all of them."""
     abs_tol = abs_tol if spec.abs_tol is None else spec.abs_tol
     rel_tol = rel_tol if spec.rel_tol is None else spec.rel_tol
     outcomes: list[TestOutcome] = []
@@ -705,11 +717,12 @@ def _run_cases(spec: TestSpec, calls: Calls, abs_tol: float, rel_tol: float) -> 
         expected=[case.expected for case in cases],
     )
     try:
-        _call_cases(spec, calls, abs_tol, rel_tol, outcomes)
+        _call_cases(spec, calls, abs_tol, rel_tol, outcomes, stop_at_failure)
     finally:
         calls.stop_ahead()
     passing = {i for i, o in enumerate(outcomes) if o.passed}
-    calls.log = [entry for entry in calls.log if entry.tag in passing]
+    # in the tests' order (cases judged as they came are logged as they came)
+    calls.log = sorted((entry for entry in calls.log if entry.tag in passing), key=_tag)
     for _ in range(calls.rounds()):
         answers, ended = calls.replay()
         again = calls.again(answers)
@@ -725,16 +738,39 @@ def _run_cases(spec: TestSpec, calls: Calls, abs_tol: float, rel_tol: float) -> 
 
 
 def _call_cases(
-    spec: TestSpec, calls: Calls, abs_tol: float, rel_tol: float, outcomes: list[TestOutcome]
+    spec: TestSpec,
+    calls: Calls,
+    abs_tol: float,
+    rel_tol: float,
+    outcomes: list[TestOutcome],
+    stop_at_failure: bool,
 ) -> None:
-    load_failure: TestOutcome | None = None
-    for index, case in enumerate(spec.cases):
-        if load_failure is not None:
-            outcomes.append(replace(load_failure, name=f"case_{index}"))
+    """Judge every case (appended to ``outcomes`` in the spec's order). Stopping at the first
+    failure, the cases are judged in the order the session answers them (the request's secret
+    order), so no case waits on the cases the tests list before it."""
+    count = len(spec.cases)
+    order = calls.order if stop_at_failure and len(calls.order) == count else range(count)
+    judged: dict[int, TestOutcome] = {}
+    stop: TestOutcome | None = None  # what every case left stands for
+    for index in order:
+        if stop is not None:
+            judged[index] = replace(stop, name=f"case_{index}")
             continue
-        _call_one(spec, case, index, calls, abs_tol, rel_tol, outcomes)
-        if outcomes[-1].of_program:
-            load_failure = outcomes[-1]  # every other case would fail the same way
+        one: list[TestOutcome] = []
+        _call_one(spec, spec.cases[index], index, calls, abs_tol, rel_tol, one)
+        judged[index] = one[0]
+        if one[0].of_program:
+            stop = one[0]  # every other case would fail the same way
+        elif stop_at_failure and not one[0].passed:
+            stop = TestOutcome("", False, reason=_NOT_RUN, of_program=True)
+    outcomes.extend(judged[index] for index in range(count))
+
+
+def _tag(entry: Logged) -> int:
+    return entry.tag
+
+
+_NOT_RUN = "not run: an earlier case failed (score: all stops at the first failure)"
 
 
 def _call_one(
@@ -1211,7 +1247,9 @@ class CodeKernel:
                 calls.limits = reference.limits(spec, self.call_timeout_s)
             if spec.kind == "check":
                 return [_run_check(spec, calls, helpers)]
-            return _run_cases(spec, calls, self.abs_tol, self.rel_tol)
+            return _run_cases(
+                spec, calls, self.abs_tol, self.rel_tol, stop_at_failure=self.score == "all"
+            )
 
     def _with_expected(self, box: Sandbox, spec: TestSpec) -> tuple[TestSpec, _Reference]:
         """``spec`` with every case's expected value: the first reference program's answer, and
@@ -1410,8 +1448,9 @@ def _verdict(
             counts[outcome.verdict] = counts.get(outcome.verdict, 0.0) + 1.0
     if counts and feedback != "none":
         parts.append(", ".join(f"{o.name} {o.verdict}" for o in outcomes[:20]))
-    if failed and feedback != "none":
-        parts.append(_told(failed[0], feedback, shown))
+    if failed and feedback != "none":  # the failure that decided, not a test left unrun
+        ran = [o for o in failed if not o.reason.startswith("not run")]
+        parts.append(_told((ran or failed)[0], feedback, shown))
     if tells and feedback != "none":
         parts.append("tells: " + "; ".join(str(t) for t in tells[:3]))
     used = [o.cpu_s for o in outcomes if o.cpu_s is not None]
