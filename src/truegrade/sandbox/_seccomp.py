@@ -28,6 +28,7 @@ process the machine has started, which a task could otherwise read and move.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import socket
@@ -157,6 +158,17 @@ def _add(flt: Any, action: int, name: str, *args: Any) -> None:
             raise  # a call this architecture does not have is simply not filtered
 
 
+def _as_tree(sc: Any, flt: Any) -> None:
+    """Lay the filter out as a binary tree of system call numbers (libseccomp's optimisation
+    level 2): the same rules, fewer instructions run per call. It matters most when a filter is
+    loaded: the kernel then runs the filter once per system call number to cache the calls it
+    always allows, with interrupts off, and on the default linear layout that was a third of
+    what starting a call session cost. An older libseccomp without the attribute keeps the
+    linear layout."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        flt.set_attr(sc.Attr.CTL_OPTIMIZE, 2)
+
+
 def _compile(kind: str) -> bytes:
     sc = _seccomp()
     kill = sc.KILL_PROCESS
@@ -174,6 +186,7 @@ def _compile(kind: str) -> bytes:
             for name in ("socket", "socketpair"):
                 _add(flt, action, name, sc.Arg(0, sc.NE, socket.AF_UNIX))
             _add(flt, sc.ERRNO(errno.EPERM), "pidfd_open")
+    _as_tree(sc, flt)
     with tempfile.TemporaryFile() as handle:
         flt.export_bpf(handle)
         handle.seek(0)
