@@ -23,6 +23,11 @@ DEPS   := $(if $(filter test check pytest coverage,$(MAKECMDGOALS)),test,demo)
 
 .PHONY: system-deps install demo test check lint typecheck pytest pytest-fast coverage bench docs clean
 
+# An editable install compiles nothing (a wheel's install does): the sources' bytecode is written
+# once here, so every worker process does not compile the package again as it starts (a machine
+# with PYTHONDONTWRITEBYTECODE set never writes it on import).
+BYTECODE := $(PY) -m compileall -q src
+
 system-deps:
 	@PYTHON='$(PYTHON)' bash scripts/system-deps.sh $(DEPS)
 
@@ -32,12 +37,14 @@ $(STAMP): pyproject.toml | system-deps
 	$(PY) -m pip install --quiet '$(TORCH)'
 	@echo '$(TORCH)' > $(VENV)/torch-pin.txt  # the extras keep that torch, never fetch another
 	$(PY) -m pip install --quiet -c $(VENV)/torch-pin.txt -e '.[$(EXTRAS)]'
+	$(BYTECODE)
 	@touch $(STAMP) $(DEMO_STAMP)
 
 $(DEMO_STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "truegrade needs Python >= 3.10")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e .
+	$(BYTECODE)
 	@touch $(DEMO_STAMP)
 
 install: $(STAMP)

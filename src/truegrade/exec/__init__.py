@@ -4,16 +4,23 @@ The engine knows nothing about graders: it runs picklable tasks on payloads unde
 It imports only the standard library, so a worker boots fast.
 """
 
-from truegrade.exec._engine import (
-    Engine,
-    EngineConfig,
-    Failure,
-    Outcome,
-    Task,
-    configure_default_engine,
-    default_engine,
-    default_worker_count,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from truegrade._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from truegrade.exec._engine import (
+        Engine,
+        EngineConfig,
+        Failure,
+        Outcome,
+        Task,
+        configure_default_engine,
+        default_engine,
+        default_worker_count,
+    )
 
 __all__ = [
     "Engine",
@@ -25,3 +32,18 @@ __all__ = [
     "default_engine",
     "default_worker_count",
 ]
+
+_HOME = {
+    "Engine": "truegrade.exec._engine",
+    "EngineConfig": "truegrade.exec._engine",
+    "Failure": "truegrade.exec._engine",
+    "Outcome": "truegrade.exec._engine",
+    "Task": "truegrade.exec._engine",
+    "configure_default_engine": "truegrade.exec._engine",
+    "default_engine": "truegrade.exec._engine",
+    "default_worker_count": "truegrade.exec._engine",
+}
+"""Where each name lives: its module is imported when the name is first read, so importing
+the package (as every worker process does, for the one kernel it runs) costs nothing."""
+
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

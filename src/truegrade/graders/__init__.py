@@ -3,18 +3,25 @@
 "Adding a grader"): the kernel base and its options, the verdict helpers, and the final-answer
 extraction and number reading the built-in graders share."""
 
-from truegrade.graders._extract import final_answers
-from truegrade.graders._kernel import (
-    GraderOptions,
-    Kernel,
-    KernelGrader,
-    error_verdict,
-    set_timeout,
-    validate_options,
-    verdict,
-    walk,
-)
-from truegrade.graders._numbers import ParsedNumber, parse_number
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from truegrade._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from truegrade.graders._extract import final_answers
+    from truegrade.graders._kernel import (
+        GraderOptions,
+        Kernel,
+        KernelGrader,
+        error_verdict,
+        set_timeout,
+        validate_options,
+        verdict,
+        walk,
+    )
+    from truegrade.graders._numbers import ParsedNumber, parse_number
 
 __all__ = [
     "GraderOptions",
@@ -29,3 +36,21 @@ __all__ = [
     "verdict",
     "walk",
 ]
+
+_HOME = {
+    "final_answers": "truegrade.graders._extract",
+    "GraderOptions": "truegrade.graders._kernel",
+    "Kernel": "truegrade.graders._kernel",
+    "KernelGrader": "truegrade.graders._kernel",
+    "error_verdict": "truegrade.graders._kernel",
+    "set_timeout": "truegrade.graders._kernel",
+    "validate_options": "truegrade.graders._kernel",
+    "verdict": "truegrade.graders._kernel",
+    "walk": "truegrade.graders._kernel",
+    "ParsedNumber": "truegrade.graders._numbers",
+    "parse_number": "truegrade.graders._numbers",
+}
+"""Where each name lives: its module is imported when the name is first read, so importing
+the package (as every worker process does, for the one kernel it runs) costs nothing."""
+
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from truegrade.graders.code import CodeGrader
-from truegrade.graders.code._calls import Budget, Calls
-from truegrade.graders.code._harness import _calls_ahead, _run_cases
+from truegrade.graders.code._calls import UNKNOWN, Budget, Calls
+from truegrade.graders.code._harness import _ahead, _calls_ahead, _run_cases
 from truegrade.graders.code._spec import parse_spec
 from truegrade.sandbox import Sandbox
 
@@ -46,6 +46,44 @@ def check(candidate):
         ([[1, 2]], {}),
         ([[]], {}),
     )
+
+
+def test_arithmetic_a_check_writes_as_literals_is_sent_ahead_with_the_answers_it_asserts():
+    check = """
+def check(candidate):
+    assert candidate(3 * 5 * 7) == True
+    assert candidate([1, 0**0], 'ab' + 'c') == None
+    assert 2 == candidate((1, 7 // 2, 7 % 4, 1 / 4), x=-3 - 1)
+    assert candidate(1 + 2j) != 0
+    assert candidate(2**65) == 1
+"""
+    calls, wanted = _ahead(check, "f")
+    assert calls == (
+        ([105], {}),
+        ([[1, 1], "abc"], {}),
+        ([(1, 3, 3, 0.25)], {"x": -4}),
+        ([1 + 2j], {}),
+    )
+    assert wanted == (True, None, 2, UNKNOWN)  # ``!=`` says no answer
+    # what Python would not fold the same way, or might make large, stops the guess there
+    for argument in ("True * 3", "2 ** 65", "10 ** 100 * 10 ** 100", "'a' * 3", "1 // 0", "x + 1"):
+        assert _calls_ahead(f"def check(c):\n    assert c({argument}) == 1\n", "f") == ()
+
+
+def test_a_positional_program_fails_whatever_the_answers_the_check_asserts():
+    """The secret order moves an answer the check asserts: a program that answers by its place
+    in the session, even knowing every answer, must guess the order, and is not spared the
+    replay when the draw does not move what it gave."""
+    grader = CodeGrader.from_options({"feedback": "full"})
+    check = (
+        "def check(candidate):\n    assert candidate(2 * 1) == False\n"
+        "    assert candidate(3 * 1) == True\n    assert candidate(4 * 1) == False\n"
+        "    assert candidate(5 * 1) == True\n"
+    )
+    positional = "_n = [0]\ndef f(x):\n    _n[0] += 1\n    return _n[0] % 2 == 0\n"
+    grades = grader.grade_batch([_row(positional, check) for _ in range(12)])
+    assert not any(grade.passed for grade in grades), [g.explanation for g in grades]
+    assert grader.grade(_row("def f(x):\n    return x % 2 == 1\n", check)).passed
 
 
 LOOP_CHECK = """

@@ -6,29 +6,36 @@ logic and expected values stay in a trusted harness outside the sandbox, and eve
 back as plain builtin data (exact types) before anything compares it.
 """
 
-from truegrade.graders.code._compile import ensure_pch, pch_status
-from truegrade.graders.code._grader import (
-    CodeGrader,
-    CodeOptions,
-    StdioTask,
-    allow_unsandboxed,
-    max_cpu_s,
-    runs_programs_sandboxed,
-    stdio_task,
-)
-from truegrade.graders.code._harness import CodeFlag
-from truegrade.graders.code._languages import language_named, toolchain
-from truegrade.graders.code._package import (
-    Package,
-    PackageProblem,
-    Submission,
-    read_package,
-    time_limit_from,
-)
-from truegrade.graders.code._rows import reference_solution
-from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
-from truegrade.graders.code._stdio import VERDICTS
-from truegrade.graders.code._tells import TellFlag
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from truegrade._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from truegrade.graders.code._compile import ensure_pch, pch_status
+    from truegrade.graders.code._grader import (
+        CodeGrader,
+        CodeOptions,
+        StdioTask,
+        allow_unsandboxed,
+        max_cpu_s,
+        runs_programs_sandboxed,
+        stdio_task,
+    )
+    from truegrade.graders.code._harness import CodeFlag
+    from truegrade.graders.code._languages import language_named, toolchain
+    from truegrade.graders.code._package import (
+        Package,
+        PackageProblem,
+        Submission,
+        read_package,
+        time_limit_from,
+    )
+    from truegrade.graders.code._rows import reference_solution
+    from truegrade.graders.code._spec import SpecProblem, TestSpec, parse_spec
+    from truegrade.graders.code._stdio import VERDICTS
+    from truegrade.graders.code._tells import TellFlag
 
 __all__ = [
     "VERDICTS",
@@ -55,3 +62,33 @@ __all__ = [
     "time_limit_from",
     "toolchain",
 ]
+
+_HOME = {
+    "ensure_pch": "truegrade.graders.code._compile",
+    "pch_status": "truegrade.graders.code._compile",
+    "CodeGrader": "truegrade.graders.code._grader",
+    "CodeOptions": "truegrade.graders.code._grader",
+    "StdioTask": "truegrade.graders.code._grader",
+    "allow_unsandboxed": "truegrade.graders.code._grader",
+    "max_cpu_s": "truegrade.graders.code._grader",
+    "runs_programs_sandboxed": "truegrade.graders.code._grader",
+    "stdio_task": "truegrade.graders.code._grader",
+    "CodeFlag": "truegrade.graders.code._harness",
+    "language_named": "truegrade.graders.code._languages",
+    "toolchain": "truegrade.graders.code._languages",
+    "Package": "truegrade.graders.code._package",
+    "PackageProblem": "truegrade.graders.code._package",
+    "Submission": "truegrade.graders.code._package",
+    "read_package": "truegrade.graders.code._package",
+    "time_limit_from": "truegrade.graders.code._package",
+    "reference_solution": "truegrade.graders.code._rows",
+    "SpecProblem": "truegrade.graders.code._spec",
+    "TestSpec": "truegrade.graders.code._spec",
+    "parse_spec": "truegrade.graders.code._spec",
+    "VERDICTS": "truegrade.graders.code._stdio",
+    "TellFlag": "truegrade.graders.code._tells",
+}
+"""Where each name lives: its module is imported when the name is first read, so importing
+the package (as every worker process does, for the one kernel it runs) costs nothing."""
+
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

@@ -50,6 +50,7 @@ from truegrade.sandbox import (
 )
 
 __all__ = [
+    "UNKNOWN",
     "Budget",
     "Calls",
     "Logged",
@@ -63,6 +64,15 @@ SESSION_GOES_ON = frozenset({"ok", "raised", "bad_value"})
 """Call statuses after which the session still runs (any other ends it)."""
 
 _SECRET = random.SystemRandom()
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+"""An answer a test's call wants that is not known ahead (``Calls.send_ahead``)."""
 
 
 class SandboxBroke(BaseException):
@@ -210,8 +220,11 @@ class Calls:
             return
         keys = [call_key(*pair) for pair in encoded]
         if expected is not None:
-            try:
-                wanted = [call_key(encode_value(e), None) for e in expected]
+            try:  # where an answer is not known ahead, its call stands for it
+                wanted = [
+                    key if e is UNKNOWN else call_key(encode_value(e), None)
+                    for key, e in zip(keys, expected, strict=True)
+                ]
             except PlainDataError:
                 wanted = keys
         else:

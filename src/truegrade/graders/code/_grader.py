@@ -86,7 +86,8 @@ class CodeOptions(GraderOptions):
             one, Python programs run in the sandbox's interpreter as before.
         stack_mb: Main-thread stack of such a program.
         compile_timeout_s / compile_memory_mb: Bounds of its build.
-        score: ``fraction`` (tests passed / tests) or ``all`` (1 only when every test passes).
+        score: ``fraction`` (tests passed / tests) or ``all`` (1 only when every test passes;
+            the tests stop at the first failure, as EvalPlus and judges stop).
         row_limits: Use the row's own time and memory limits (CodeContests ships them) instead
             of ``call_timeout_s`` and ``memory_mb``.
         response_bytes: The longest response read, in UTF-8 bytes (256 KiB: 64K tokens of

@@ -38,17 +38,18 @@ import functools
 import hashlib
 import json
 import math
+import operator
 import re
 import time
 import traceback
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from truegrade._budgets import WALL_FACTOR, wall_backstop_s
-from truegrade.graders.code._calls import Budget, Calls, Logged, SandboxBroke
+from truegrade.graders.code._calls import UNKNOWN, Budget, Calls, Logged, SandboxBroke
 from truegrade.graders.code._compile import ensure_pch
 from truegrade.graders.code._conventions import verdict_name
 from truegrade.graders.code._evalplus import evalplus_match, evalplus_tolerances
@@ -431,23 +432,34 @@ _SIMPLE = (ast.Assert, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.P
 _DECLARATIONS = (ast.Import, ast.ImportFrom)
 
 
-@functools.lru_cache(maxsize=_PER_PROMPT)
 def _calls_ahead(check: str, entry_point: str) -> tuple[tuple[list[Any], dict[str, Any]], ...]:
     """The calls a check certainly makes first, in order: the candidate called with literal
     arguments in its body's leading simple statements (``assert candidate(1) == 2``), up to
     the first loop, branch, ``with``, ``try``, definition, or use of the candidate that is not
     such a call. A guess that turns out wrong costs only speed (``Calls.send_ahead``)."""
+    return _ahead(check, entry_point)[0]
+
+
+@functools.lru_cache(maxsize=_PER_PROMPT)
+def _ahead(
+    check: str, entry_point: str
+) -> tuple[tuple[tuple[list[Any], dict[str, Any]], ...], tuple[Any, ...]]:
+    """``_calls_ahead``, and the answer the check wants of each call where an assert says so
+    with a literal (``assert candidate(1) == 2``; ``UNKNOWN`` elsewhere): the request's secret
+    order then moves an answer the check expects, so a right program's answers show whether
+    they depend on their order without a replay."""
     try:
         tree = ast.parse(check)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ()
+        return (), ()
     function = next(
         (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"), None
     )
     if function is None or not function.args.args:
-        return ()
+        return (), ()
     names = {function.args.args[0].arg, entry_point}
     found: list[tuple[list[Any], dict[str, Any]]] = []
+    wanted: list[Any] = []
     for statement in function.body:
         if isinstance(statement, _DECLARATIONS):
             continue
@@ -458,7 +470,26 @@ def _calls_ahead(check: str, entry_point: str) -> tuple[tuple[list[Any], dict[st
         if calls is None:
             break
         found += calls
-    return tuple(found)
+        said = _said_answer(part) if isinstance(statement, ast.Assert) else UNKNOWN
+        wanted += [said] if len(calls) == 1 else [UNKNOWN] * len(calls)
+    return tuple(found), tuple(wanted)
+
+
+def _said_answer(test: ast.AST) -> Any:
+    """The literal an assert compares a call with (``candidate(...) == 2``, either side), or
+    ``UNKNOWN``."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return UNKNOWN
+    if not isinstance(test.ops[0], ast.Eq):
+        return UNKNOWN
+    sides = [test.left, test.comparators[0]]
+    literal = [side for side in sides if not isinstance(side, ast.Call)]
+    if len(literal) != 1:
+        return UNKNOWN
+    try:
+        return _constant(literal[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return UNKNOWN
 
 
 def _literal_calls(node: ast.AST, names: set[str]) -> list[tuple[list[Any], dict[str, Any]]] | None:
@@ -471,8 +502,8 @@ def _literal_calls(node: ast.AST, names: set[str]) -> list[tuple[list[Any], dict
             return False  # the candidate passed around, or called with what it returned
         if isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id in names:
             try:
-                args = [ast.literal_eval(a) for a in item.args]
-                kwargs = {k.arg: ast.literal_eval(k.value) for k in item.keywords}
+                args = [_constant(a) for a in item.args]
+                kwargs = {k.arg: _constant(k.value) for k in item.keywords}
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 return False
             if any(isinstance(a, ast.Starred) for a in item.args) or None in kwargs:
@@ -482,6 +513,53 @@ def _literal_calls(node: ast.AST, names: set[str]) -> list[tuple[list[Any], dict
         return all(visit(child) for child in ast.iter_child_nodes(item))
 
     return found if visit(node) else None
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+_FOLD_BOUND = 1 << 64
+
+
+def _constant(node: ast.AST) -> Any:
+    """A literal argument, or arithmetic on numbers a check writes as literals (``3 * 5 * 7``,
+    which Python folds into a constant itself): the value Python gives it. Only numbers of
+    bounded size are folded (no power, nothing large), and only in the dataset's check, never
+    in anything a response wrote.
+
+    Raises:
+        ValueError: anything else (the call is then not sent ahead).
+    """
+    try:
+        return ast.literal_eval(node)  # literals, and what it reads itself (``1 + 2j``)
+    except ValueError:
+        pass
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # ``[1, 0**0]``
+        items = [_constant(item) for item in node.elts]
+        kind = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
+        return kind(items)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _constant(node.left), _constant(node.right)
+        if type(left) is str and type(right) is str and isinstance(node.op, ast.Add):
+            if len(left) + len(right) > _FOLD_BOUND.bit_length() << 10:
+                raise ValueError("a long text")
+            return left + right
+        numbers = (int, float)
+        if not all(type(v) in numbers and abs(v) < _FOLD_BOUND for v in (left, right)):
+            raise ValueError("not arithmetic on small numbers")
+        if isinstance(node.op, ast.Pow) and not (type(right) is int and 0 <= right <= 64):
+            raise ValueError("a power that may be large")
+        try:
+            return _ARITHMETIC[type(node.op)](left, right)
+        except ArithmeticError:
+            raise ValueError("arithmetic that raises") from None
+    raise ValueError("not a constant")
 
 
 def _failed_call(name: str, result: CallResult) -> TestOutcome:
@@ -648,7 +726,8 @@ def _check_once(spec: TestSpec, calls: Calls, helpers: str | None, *, ahead: boo
     candidate = _Candidate(calls)
     namespace[spec.entry_point] = candidate
     if ahead:
-        calls.send_ahead(list(_calls_ahead(spec.check, spec.entry_point)))
+        known, wanted = _ahead(spec.check, spec.entry_point)
+        calls.send_ahead(list(known), expected=list(wanted))
     outcome: TestOutcome
     try:
         check(candidate)
