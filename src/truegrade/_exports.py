@@ -7,10 +7,10 @@ What it must never do: import anything itself (every worker process imports ``tr
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "lazy_modules"]
 
 
 def lazy_exports(
@@ -37,3 +37,19 @@ def lazy_exports(
         return sorted(set(namespace) | set(homes))
 
     return __getattr__, __dir__
+
+
+def lazy_modules(
+    namespace: dict[str, Any], modules: Mapping[str, Sequence[str]]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``lazy_exports`` with the names grouped by the module that defines them, as a package's
+    imports read (``{"pkg._mod": ("A", "b")}``).
+
+    Examples:
+        >>> getattr_, _ = lazy_modules({"__name__": "demo"}, {"pathlib": ("PurePath",)})
+        >>> getattr_("PurePath").__name__
+        'PurePath'
+    """
+    return lazy_exports(
+        namespace, {name: home for home, names in modules.items() for name in names}
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truegrade._exports import lazy_exports
+from truegrade._exports import lazy_modules
 
 if TYPE_CHECKING:
     from truegrade.core._compose import AllOf, Ensemble, Gate, WeightedSum
@@ -128,60 +128,76 @@ __all__ = [
     "without_calculator_marks",
 ]
 
-_HOME = {
-    "AllOf": "truegrade.core._compose",
-    "Ensemble": "truegrade.core._compose",
-    "Gate": "truegrade.core._compose",
-    "WeightedSum": "truegrade.core._compose",
-    "DataError": "truegrade.core._errors",
-    "EngineError": "truegrade.core._errors",
-    "OutputError": "truegrade.core._errors",
-    "SpecError": "truegrade.core._errors",
-    "TruegradeError": "truegrade.core._errors",
-    "describe_validation_error": "truegrade.core._errors",
-    "check_file": "truegrade.core._files",
-    "decode_utf8": "truegrade.core._files",
-    "open_file": "truegrade.core._files",
-    "parse_json": "truegrade.core._files",
-    "read_config": "truegrade.core._files",
-    "read_json": "truegrade.core._files",
-    "read_text": "truegrade.core._files",
-    "read_yaml": "truegrade.core._files",
-    "require_fields": "truegrade.core._files",
-    "Flag": "truegrade.core._grade",
-    "Grade": "truegrade.core._grade",
-    "GRADER_FAMILIES": "truegrade.core._grader",
-    "AsyncGrader": "truegrade.core._grader",
-    "BaseGrader": "truegrade.core._grader",
-    "Grader": "truegrade.core._grader",
-    "SampleLike": "truegrade.core._grader",
-    "grade_rows": "truegrade.core._grader",
-    "run_grader": "truegrade.core._grader",
-    "run_grader_async": "truegrade.core._grader",
-    "GSM8K_FINAL_LINE": "truegrade.core._presets",
-    "PRESET_NAMES": "truegrade.core._presets",
-    "PRESETS": "truegrade.core._presets",
-    "Preset": "truegrade.core._presets",
-    "apply_preset": "truegrade.core._presets",
-    "columns_of": "truegrade.core._presets",
-    "detect_preset": "truegrade.core._presets",
-    "gsm8k_final_answer": "truegrade.core._presets",
-    "preset_named": "truegrade.core._presets",
-    "without_calculator_marks": "truegrade.core._presets",
-    "GraderFactory": "truegrade.core._registry",
-    "describe_grader": "truegrade.core._registry",
-    "grader_names": "truegrade.core._registry",
-    "load_grader": "truegrade.core._registry",
-    "read_config_file": "truegrade.core._registry",
-    "register_grader": "truegrade.core._registry",
-    "Content": "truegrade.core._sample",
-    "Message": "truegrade.core._sample",
-    "Sample": "truegrade.core._sample",
-    "distinct_items": "truegrade.core._sample",
-    "message_text": "truegrade.core._sample",
-    "to_samples": "truegrade.core._sample",
+_HOMES = {
+    "truegrade.core._compose": (
+        "AllOf",
+        "Ensemble",
+        "Gate",
+        "WeightedSum",
+    ),
+    "truegrade.core._errors": (
+        "DataError",
+        "EngineError",
+        "OutputError",
+        "SpecError",
+        "TruegradeError",
+        "describe_validation_error",
+    ),
+    "truegrade.core._files": (
+        "check_file",
+        "decode_utf8",
+        "open_file",
+        "parse_json",
+        "read_config",
+        "read_json",
+        "read_text",
+        "read_yaml",
+        "require_fields",
+    ),
+    "truegrade.core._grade": (
+        "Flag",
+        "Grade",
+    ),
+    "truegrade.core._grader": (
+        "GRADER_FAMILIES",
+        "AsyncGrader",
+        "BaseGrader",
+        "Grader",
+        "SampleLike",
+        "grade_rows",
+        "run_grader",
+        "run_grader_async",
+    ),
+    "truegrade.core._presets": (
+        "GSM8K_FINAL_LINE",
+        "PRESET_NAMES",
+        "PRESETS",
+        "Preset",
+        "apply_preset",
+        "columns_of",
+        "detect_preset",
+        "gsm8k_final_answer",
+        "preset_named",
+        "without_calculator_marks",
+    ),
+    "truegrade.core._registry": (
+        "GraderFactory",
+        "describe_grader",
+        "grader_names",
+        "load_grader",
+        "read_config_file",
+        "register_grader",
+    ),
+    "truegrade.core._sample": (
+        "Content",
+        "Message",
+        "Sample",
+        "distinct_items",
+        "message_text",
+        "to_samples",
+    ),
 }
 """Where each name lives: its module is imported when the name is first read, so importing
 the package (as every worker process does, for the one kernel it runs) costs nothing."""
 
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+__getattr__, __dir__ = lazy_modules(globals(), _HOMES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truegrade._exports import lazy_exports
+from truegrade._exports import lazy_modules
 
 if TYPE_CHECKING:
     from truegrade.exec._engine import (
@@ -33,17 +33,19 @@ __all__ = [
     "default_worker_count",
 ]
 
-_HOME = {
-    "Engine": "truegrade.exec._engine",
-    "EngineConfig": "truegrade.exec._engine",
-    "Failure": "truegrade.exec._engine",
-    "Outcome": "truegrade.exec._engine",
-    "Task": "truegrade.exec._engine",
-    "configure_default_engine": "truegrade.exec._engine",
-    "default_engine": "truegrade.exec._engine",
-    "default_worker_count": "truegrade.exec._engine",
+_HOMES = {
+    "truegrade.exec._engine": (
+        "Engine",
+        "EngineConfig",
+        "Failure",
+        "Outcome",
+        "Task",
+        "configure_default_engine",
+        "default_engine",
+        "default_worker_count",
+    ),
 }
 """Where each name lives: its module is imported when the name is first read, so importing
 the package (as every worker process does, for the one kernel it runs) costs nothing."""
 
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+__getattr__, __dir__ = lazy_modules(globals(), _HOMES)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truegrade._exports import lazy_exports
+from truegrade._exports import lazy_modules
 
 if TYPE_CHECKING:
     from truegrade.graders._extract import final_answers
@@ -37,20 +37,24 @@ __all__ = [
     "walk",
 ]
 
-_HOME = {
-    "final_answers": "truegrade.graders._extract",
-    "GraderOptions": "truegrade.graders._kernel",
-    "Kernel": "truegrade.graders._kernel",
-    "KernelGrader": "truegrade.graders._kernel",
-    "error_verdict": "truegrade.graders._kernel",
-    "set_timeout": "truegrade.graders._kernel",
-    "validate_options": "truegrade.graders._kernel",
-    "verdict": "truegrade.graders._kernel",
-    "walk": "truegrade.graders._kernel",
-    "ParsedNumber": "truegrade.graders._numbers",
-    "parse_number": "truegrade.graders._numbers",
+_HOMES = {
+    "truegrade.graders._extract": ("final_answers",),
+    "truegrade.graders._kernel": (
+        "GraderOptions",
+        "Kernel",
+        "KernelGrader",
+        "error_verdict",
+        "set_timeout",
+        "validate_options",
+        "verdict",
+        "walk",
+    ),
+    "truegrade.graders._numbers": (
+        "ParsedNumber",
+        "parse_number",
+    ),
 }
 """Where each name lives: its module is imported when the name is first read, so importing
 the package (as every worker process does, for the one kernel it runs) costs nothing."""
 
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+__getattr__, __dir__ = lazy_modules(globals(), _HOMES)

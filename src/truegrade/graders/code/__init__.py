@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truegrade._exports import lazy_exports
+from truegrade._exports import lazy_modules
 
 if TYPE_CHECKING:
     from truegrade.graders.code._compile import ensure_pch, pch_status
@@ -63,32 +63,42 @@ __all__ = [
     "toolchain",
 ]
 
-_HOME = {
-    "ensure_pch": "truegrade.graders.code._compile",
-    "pch_status": "truegrade.graders.code._compile",
-    "CodeGrader": "truegrade.graders.code._grader",
-    "CodeOptions": "truegrade.graders.code._grader",
-    "StdioTask": "truegrade.graders.code._grader",
-    "allow_unsandboxed": "truegrade.graders.code._grader",
-    "max_cpu_s": "truegrade.graders.code._grader",
-    "runs_programs_sandboxed": "truegrade.graders.code._grader",
-    "stdio_task": "truegrade.graders.code._grader",
-    "CodeFlag": "truegrade.graders.code._harness",
-    "language_named": "truegrade.graders.code._languages",
-    "toolchain": "truegrade.graders.code._languages",
-    "Package": "truegrade.graders.code._package",
-    "PackageProblem": "truegrade.graders.code._package",
-    "Submission": "truegrade.graders.code._package",
-    "read_package": "truegrade.graders.code._package",
-    "time_limit_from": "truegrade.graders.code._package",
-    "reference_solution": "truegrade.graders.code._rows",
-    "SpecProblem": "truegrade.graders.code._spec",
-    "TestSpec": "truegrade.graders.code._spec",
-    "parse_spec": "truegrade.graders.code._spec",
-    "VERDICTS": "truegrade.graders.code._stdio",
-    "TellFlag": "truegrade.graders.code._tells",
+_HOMES = {
+    "truegrade.graders.code._compile": (
+        "ensure_pch",
+        "pch_status",
+    ),
+    "truegrade.graders.code._grader": (
+        "CodeGrader",
+        "CodeOptions",
+        "StdioTask",
+        "allow_unsandboxed",
+        "max_cpu_s",
+        "runs_programs_sandboxed",
+        "stdio_task",
+    ),
+    "truegrade.graders.code._harness": ("CodeFlag",),
+    "truegrade.graders.code._languages": (
+        "language_named",
+        "toolchain",
+    ),
+    "truegrade.graders.code._package": (
+        "Package",
+        "PackageProblem",
+        "Submission",
+        "read_package",
+        "time_limit_from",
+    ),
+    "truegrade.graders.code._rows": ("reference_solution",),
+    "truegrade.graders.code._spec": (
+        "SpecProblem",
+        "TestSpec",
+        "parse_spec",
+    ),
+    "truegrade.graders.code._stdio": ("VERDICTS",),
+    "truegrade.graders.code._tells": ("TellFlag",),
 }
 """Where each name lives: its module is imported when the name is first read, so importing
 the package (as every worker process does, for the one kernel it runs) costs nothing."""
 
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+__getattr__, __dir__ = lazy_modules(globals(), _HOMES)

@@ -525,6 +525,7 @@ _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow,
 }
 _FOLD_BOUND = 1 << 64
+_FOLD_TEXT = 1 << 16  # the longest text folded from two (characters)
 
 
 def _constant(node: ast.AST) -> Any:
@@ -547,7 +548,7 @@ def _constant(node: ast.AST) -> Any:
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         left, right = _constant(node.left), _constant(node.right)
         if type(left) is str and type(right) is str and isinstance(node.op, ast.Add):
-            if len(left) + len(right) > _FOLD_BOUND.bit_length() << 10:
+            if len(left) + len(right) > _FOLD_TEXT:
                 raise ValueError("a long text")
             return left + right
         numbers = (int, float)

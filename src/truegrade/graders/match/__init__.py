@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truegrade._exports import lazy_exports
+from truegrade._exports import lazy_modules
 
 if TYPE_CHECKING:
     from truegrade.graders.match._choice import ChoiceGrader, ChoiceOptions
@@ -33,21 +33,33 @@ __all__ = [
     "fences",
 ]
 
-_HOME = {
-    "ChoiceGrader": "truegrade.graders.match._choice",
-    "ChoiceOptions": "truegrade.graders.match._choice",
-    "ExactGrader": "truegrade.graders.match._exact",
-    "ExactOptions": "truegrade.graders.match._exact",
-    "JsonGrader": "truegrade.graders.match._json",
-    "JsonOptions": "truegrade.graders.match._json",
-    "fenced_blocks": "truegrade.graders.match._fences",
-    "fences": "truegrade.graders.match._fences",
-    "NumericGrader": "truegrade.graders.match._numeric",
-    "NumericOptions": "truegrade.graders.match._numeric",
-    "RegexGrader": "truegrade.graders.match._regex",
-    "RegexOptions": "truegrade.graders.match._regex",
+_HOMES = {
+    "truegrade.graders.match._choice": (
+        "ChoiceGrader",
+        "ChoiceOptions",
+    ),
+    "truegrade.graders.match._exact": (
+        "ExactGrader",
+        "ExactOptions",
+    ),
+    "truegrade.graders.match._json": (
+        "JsonGrader",
+        "JsonOptions",
+    ),
+    "truegrade.graders.match._fences": (
+        "fenced_blocks",
+        "fences",
+    ),
+    "truegrade.graders.match._numeric": (
+        "NumericGrader",
+        "NumericOptions",
+    ),
+    "truegrade.graders.match._regex": (
+        "RegexGrader",
+        "RegexOptions",
+    ),
 }
 """Where each name lives: its module is imported when the name is first read, so importing
 the package (as every worker process does, for the one kernel it runs) costs nothing."""
 
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+__getattr__, __dir__ = lazy_modules(globals(), _HOMES)
