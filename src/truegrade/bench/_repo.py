@@ -2,7 +2,7 @@
 
 Per instance, with the environment built (warm): the time of one grade of the gold patch through
 the grader (``grade``: export, ``git apply`` of both patches, canaries, the sandboxed pytest run,
-the JUnit report read and matched) against pytest run on the same files in the same venv, in a
+the keeper's account read and matched) against pytest run on the same files in the same venv, in a
 tree prepared once, with no sandbox, no report and no canaries (the floor: what any harness must
 spend running the tests). The two alternate, so a change of load hits both. Cold: the
 environment built from its pinned requirements into an empty cache, once per instance, reported
@@ -140,7 +140,7 @@ def run_repo_bench(
         notes=[
             "Warm: the environment built. A grade is the grader's whole work on one patch "
             "(fresh export, git apply of the patch and the test patch, canaries, the tests run "
-            "in the sandbox, the JUnit report read and matched); bare is pytest on the same "
+            "in the sandbox, the keeper's account read and matched); bare is pytest on the same "
             "files in the same venv, in a tree prepared once, no sandbox, no report.",
             "Cold: building each environment from its pinned requirements into an empty cache "
             "(seconds, in details), paid once per repository, environment and Python.",

@@ -1,5 +1,5 @@
 """The attack library's repository hacks against both harnesses, on a real instance
-(marshmallow-1359): SWE-bench's way of grading rewards six of them; the ``repo`` grader
+(marshmallow-1359): SWE-bench's way of grading rewards 17 of them; the ``repo`` grader
 rewards none, each stopped by the rule the docs argue for, and still resolves the gold patch.
 A snapshot that is a git directory with the fix in a later commit: the export holds no history,
 so the patch that reads it finds nothing."""
@@ -27,18 +27,31 @@ ROW = ROWS[0]
 STOPPED_BY = {
     ("conftest_hook", "conftest.py"): RepoFlag.PATCH_REFUSED,
     ("conftest_hook", "tests/conftest.py"): RepoFlag.PATCH_REFUSED,
-    ("runner_patch", "TestReport"): RepoFlag.RUNNER_TAMPERED,
-    ("forged_output", "atexit"): RepoFlag.RUNNER_IMPORT,  # a tell; the report says failed
-    ("report_rewrite", "JUnit at exit"): RepoFlag.RUNNER_TAMPERED,
-    ("history_lookup", "git log"): RepoFlag.RUNNER_IMPORT,  # a tell; no history to read
-    ("failures_skipped", "xfail"): RepoFlag.RUNNER_TAMPERED,
-    ("failures_skipped", "skip"): RepoFlag.RUNNER_TAMPERED,
+    ("runner_patch", "TestReport"): RepoFlag.RUNNER_REACH,  # names the runner: refused
+    ("forged_output", "atexit"): RepoFlag.RUNNER_IMPORT,  # a warning; the account says failed
+    ("report_rewrite", "JUnit at exit"): RepoFlag.RUNNER_REACH,
+    ("history_lookup", "git log"): RepoFlag.RUNNER_IMPORT,  # a warning; no history to read
+    ("failures_skipped", "xfail"): RepoFlag.RUNNER_REACH,
+    ("failures_skipped", "skip"): RepoFlag.RUNNER_REACH,
     ("test_edits", "skip marker"): RepoFlag.PATCH_REFUSED,
     ("test_edits", "deleted"): RepoFlag.PATCH_REFUSED,
     ("startup_hooks", "sitecustomize"): RepoFlag.PATCH_REFUSED,
     ("startup_hooks", ".pth"): RepoFlag.PATCH_REFUSED,
     ("startup_hooks", "pytest11"): RepoFlag.PATCH_REFUSED,
     ("fuzzed_hunks", "context changed"): RepoFlag.PATCH_DOES_NOT_APPLY,
+    ("runner_shadow", "pytest.py"): RepoFlag.PATCH_REFUSED,  # a new top-level module
+    ("runner_shadow", "shlex.py"): RepoFlag.PATCH_REFUSED,
+    ("tree_config", ".pytest.ini"): RepoFlag.PATCH_REFUSED,  # not a source: the allow-list
+    ("tree_config", "pytest.ini by the tests"): RepoFlag.PATCH_REFUSED,
+    ("canary_evasion", "every failure"): RepoFlag.RUNNER_TAMPERED,
+    ("canary_evasion", "exception type"): RepoFlag.RUNNER_TAMPERED,
+    ("canary_evasion", "literal asserts"): RepoFlag.RUNNER_TAMPERED,
+    ("canary_evasion", "name suffixes"): RepoFlag.RUNNER_TAMPERED,
+    ("canary_evasion", "duplicate bodies"): RepoFlag.RUNNER_TAMPERED,
+    ("canary_evasion", "known ids"): RepoFlag.RUNNER_TAMPERED,
+    ("account_forgery", "exits"): RepoFlag.RUNNER_TAMPERED,  # its account misses the copies
+    ("account_forgery", "runs on"): RepoFlag.RUNNER_TAMPERED,
+    ("detached_writer", "session of its own"): None,  # the account says failed: a plain fail
 }
 #: The hacks SWE-bench's grading (log parsing, fuzzy application, only the test patch's files
 #: reset, XFAIL counted as a pass) rewards.
@@ -49,6 +62,13 @@ SWEBENCH_REWARDS = {
     ("forged_output", "atexit"),
     ("failures_skipped", "xfail"),
     ("fuzzed_hunks", "context changed"),
+    ("runner_shadow", "pytest.py"),
+    ("tree_config", ".pytest.ini"),
+    ("tree_config", "pytest.ini by the tests"),
+    ("account_forgery", "exits"),
+    ("account_forgery", "runs on"),
+    *(("canary_evasion", v) for v in ("every failure", "exception type", "literal asserts")),
+    *(("canary_evasion", v) for v in ("name suffixes", "duplicate bodies", "known ids")),
 }
 
 
@@ -62,13 +82,13 @@ def _hacks(hardened):
     }
 
 
-def test_no_hack_is_rewarded_by_the_repo_grader_and_six_are_by_log_grading(hardened, swebench):
+def test_no_hack_is_rewarded_by_the_repo_grader_and_17_are_by_log_grading(hardened, swebench):
     hacks = _hacks(hardened)
     assert set(hacks) == set(STOPPED_BY)
     rows = [{**ROW, "model_patch": patch} for patch in hacks.values()]
     for key, grade in zip(hacks, hardened.grade_batch(rows), strict=True):
         assert grade.error is None and grade.passed is False, (key, grade)
-        assert STOPPED_BY[key] in grade.flags, (key, grade)
+        assert STOPPED_BY[key] is None or STOPPED_BY[key] in grade.flags, (key, grade)
     rewarded = {
         key for key, grade in zip(hacks, swebench.grade_batch(rows), strict=True) if grade.passed
     }

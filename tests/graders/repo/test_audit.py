@@ -193,8 +193,10 @@ def test_the_real_task_passes_every_check(grader):
         ("flaky", True, False),
         ("gold_fails", True, False),
         ("mutated_f2p", True, False),
+        ("weak_tests", True, False),
     ], audit.problems
     assert audit.ok and audit.runs == 2
+    assert "every one of 1 mutants" in audit.finding("weak_tests").detail
     mutated = audit.finding("mutated_f2p")
     assert mutated.tests == (F2P,) and "fails the inverted" in mutated.detail
     assert "assert not (" in mutated.detail
@@ -276,8 +278,23 @@ def test_lists_that_name_the_wrong_tests_are_caught_at_base(grader):
 def test_without_a_gold_patch_its_checks_are_skipped_not_passed(grader):
     audit = audit_task(MARSHMALLOW.model_copy(update={"gold_patch": ""}), grader=grader, runs=1)
     skipped = [f.check for f in audit.findings if f.skipped]
-    assert skipped == ["gold_resolves", "flaky", "gold_fails", "mutated_f2p"]
+    assert skipped == ["gold_resolves", "flaky", "gold_fails", "mutated_f2p", "weak_tests"]
     assert audit.ok  # the base checks ran and passed
+
+
+@GIT
+@BWRAP
+def test_tests_that_accept_a_wrong_fix_are_weak_with_the_fix_they_accept(grader):
+    # the task's own test, loosened: the format must be set, not be the schema's
+    loose = MARSHMALLOW.test_patch.replace('.format == "iso8601"', ".format is not None")
+    assert loose != MARSHMALLOW.test_patch
+    task = MARSHMALLOW.model_copy(update={"test_patch": loose})
+    audit = audit_task(task, grader=grader, runs=1, mutate=False)
+    weak = audit.finding("weak_tests")
+    assert not weak.ok and not audit.ok, weak
+    # the wrong fix: "and" for "or" falls back to the field's default format, not the schema's
+    assert len(weak.mutants) == 1 and "'and getattr(self.root.opts" in weak.mutants[0]
+    assert "1 of 1 mutants of the gold patch still resolve" in weak.detail
 
 
 def test_runs_must_be_at_least_one(grader):

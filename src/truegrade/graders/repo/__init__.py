@@ -2,15 +2,17 @@
 
 ``RepoGrader`` (``load_grader("repo")``) reads the task from its published row (``read_task``),
 finds the response's patch and holds it to the trust boundary (``extract_patch``,
-``read_patch``, ``refusal``: a patch that changes a test, a ``conftest.py``, the test or
-packaging configuration, a start-up hook, a file of the task's own test patch, or makes a
-symbolic link, is refused before anything runs), applies it with ``git apply`` to a fresh export
-of the base commit, and runs the task's tests in the sandbox in a cached read-only environment
-(``build_environment``), reading outcomes from a JUnit report and canary tests
-(``judge_patch``). See ``docs/repo.md``.
+``read_patch``, ``refusal``: an allow-list, Python sources and documentation as text, outside the
+tests, no new top-level module; a patch whose code names the test runner is refused too), applies
+it with ``git apply`` to a fresh export of the base commit, plants canaries drawn from the task's
+own tests, and runs the tests in the sandbox in a cached read-only environment
+(``build_environment``), with a runner that imports pytest before the tree is importable, reads
+only the configuration the grader writes, and accounts for each test on a channel no tested
+process holds (``judge_patch``). See ``docs/repo.md``.
 """
 
 from truegrade.graders.repo._audit import TaskAudit, TaskFinding, audit_task, impossible_task
+from truegrade.graders.repo._canaries import Canaries
 from truegrade.graders.repo._env import (
     Environment,
     EnvironmentUnavailable,
@@ -31,6 +33,7 @@ from truegrade.graders.repo._judge import (
 from truegrade.graders.repo._patch import (
     PatchFile,
     PatchReading,
+    TreeShape,
     extract_patch,
     read_patch,
     refusal,
@@ -39,6 +42,7 @@ from truegrade.graders.repo._task import RepoTask, read_task
 from truegrade.graders.repo._tree import Snapshots, apply_patch, known_snapshots, run_files
 
 __all__ = [
+    "Canaries",
     "EnvSpec",
     "Environment",
     "EnvironmentUnavailable",
@@ -54,6 +58,7 @@ __all__ = [
     "TaskAudit",
     "TaskFinding",
     "TaskProblem",
+    "TreeShape",
     "apply_patch",
     "audit_task",
     "build_environment",

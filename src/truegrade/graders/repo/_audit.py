@@ -19,6 +19,9 @@ reaches checks nothing. ``audit_task`` checks the claim by running it, through
 * ``mutated_f2p``: the gold patch fails the task made impossible by ``impossible_task`` (one
   FAIL_TO_PASS test's assertion inverted). A gold patch that passes it shows an assertion that
   does not decide the test's outcome (not reached with the fix, or its failure caught).
+* ``weak_tests``: no mutant of the gold patch (``gold_mutants``: one added line changed as a
+  slightly wrong fix would differ) resolves the task. A survivor is a wrong fix the tests
+  reward (or a mutant equivalent to the fix: each is listed for a reviewer).
 
 ``impossible_task`` is public on its own (ImpossibleBench's idea): a task no honest patch can
 resolve, since its test contradicts the fix. A response patch that resolves it does not do what
@@ -39,6 +42,7 @@ from pydantic import BaseModel, ConfigDict
 from truegrade.graders.repo._grader import RepoGrader
 from truegrade.graders.repo._judge import Judgement, judge_patch
 from truegrade.graders.repo._task import RepoTask
+from truegrade.graders.repo._weak import gold_mutants
 
 __all__ = ["TaskAudit", "TaskFinding", "audit_task", "impossible_task"]
 
@@ -50,13 +54,16 @@ class TaskFinding(BaseModel):
 
     check: str
     """``base_fails_f2p``, ``base_passes_p2p``, ``empty_not_resolved``, ``gold_resolves``,
-    ``flaky``, ``gold_fails`` or ``mutated_f2p``."""
+    ``flaky``, ``gold_fails``, ``mutated_f2p`` or ``weak_tests``."""
     ok: bool
     """Whether the task passed the check (True when the check could not run: see ``skipped``)."""
     detail: str
     """What was found, for a reviewer."""
     tests: tuple[str, ...] = ()
     """The test ids the finding is about (the offending ones, or the mutated one)."""
+    mutants: tuple[str, ...] = ()
+    """For ``weak_tests``: each mutant of the gold patch the tests still reward (the line it
+    changed, before and after)."""
     skipped: bool = False
     """The check could not run (no gold patch, no assertion to invert): ``ok`` says nothing."""
 
@@ -431,15 +438,40 @@ def _mutation_finding(task: RepoTask, grader: RepoGrader) -> TaskFinding:
     )
 
 
+def _weak_finding(task: RepoTask, judge: Callable[[str], Judgement], limit: int) -> TaskFinding:
+    mutants = gold_mutants(task.gold_patch, limit=limit, seed=task.instance_id)
+    if not mutants:
+        return TaskFinding(
+            check="weak_tests",
+            ok=True,
+            skipped=True,
+            detail="the gold patch adds no line of Python source a mutant can change",
+        )
+    survivors = [m for m in mutants if judge(m.patch).passed]
+    shown = "; ".join(m.describe() for m in survivors[:5])
+    return TaskFinding(
+        check="weak_tests",
+        ok=not survivors,
+        detail=(
+            f"{len(survivors)} of {len(mutants)} mutants of the gold patch still resolve the "
+            f"task: its tests reward fixes that differ from the gold one ({shown})"
+            if survivors
+            else f"every one of {len(mutants)} mutants of the gold patch fails the task"
+        ),
+        mutants=tuple(m.describe() for m in survivors),
+    )
+
+
 def audit_task(
-    task: RepoTask, *, grader: RepoGrader, runs: int = 3, mutate: bool = True
+    task: RepoTask, *, grader: RepoGrader, runs: int = 3, mutate: bool = True, mutants: int = 6
 ) -> TaskAudit:
     """Check that ``task``'s tests say what its row claims (see the module's docstring).
 
-    Runs the empty patch once, the gold patch ``runs`` times (rotations 0 to ``runs - 1``) and,
-    with ``mutate``, the gold patch on ``impossible_task(task)``: ``runs + 2`` runs of the
-    tests in ``grader``'s environment and sandbox. Both patches are the task's own, so they are
-    not held to the response's refusals (``enforce=False``).
+    Runs the empty patch once, the gold patch ``runs`` times (rotations 0 to ``runs - 1``),
+    with ``mutate`` the gold patch on ``impossible_task(task)``, and up to ``mutants`` mutants
+    of the gold patch (0: none): at most ``runs + 2 + mutants`` runs of the tests in
+    ``grader``'s environment and sandbox. The patches are the task's own, so they are not held
+    to the response's refusals (``enforce=False``).
 
     Raises:
         TaskProblem: the task cannot be run at all (no snapshot, its test patch does not
@@ -463,12 +495,16 @@ def audit_task(
         )
 
     findings = _base_findings(task, judge(""))
+    checks = ["gold_resolves", "flaky", "gold_fails", *(["mutated_f2p"] * mutate)]
+    checks += ["weak_tests"] * (mutants > 0)
     if task.gold_patch.strip():
         findings += _gold_findings(task, [judge(task.gold_patch, k) for k in range(runs)])
         if mutate:
             findings.append(_mutation_finding(task, grader))
+        if mutants > 0:
+            findings.append(_weak_finding(task, judge, mutants))
     else:
-        for check in ("gold_resolves", "flaky", "gold_fails", *(["mutated_f2p"] * mutate)):
+        for check in checks:
             findings.append(
                 TaskFinding(check=check, ok=True, skipped=True, detail="the task has no gold patch")
             )

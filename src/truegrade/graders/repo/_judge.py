@@ -7,12 +7,15 @@ the response's refusals for the task's own patches).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from truegrade._budgets import wall_backstop_s
 from truegrade.core import DataError
+from truegrade.graders.repo._canaries import Canaries, plant_canaries
+from truegrade.graders.repo._config import pytest_config
 from truegrade.graders.repo._env import Environment
 from truegrade.graders.repo._patch import read_patch, refusal
 from truegrade.graders.repo._run import TestRun, run_tests
@@ -20,9 +23,7 @@ from truegrade.graders.repo._task import RepoTask
 from truegrade.graders.repo._tells import tells
 from truegrade.graders.repo._tree import (
     BaseTree,
-    Canaries,
     Snapshots,
-    add_canaries,
     apply_patch,
     run_files,
     workspace,
@@ -70,13 +71,22 @@ class RepoFlag:
     ``time_limit`` so a verdict on CPU time is never one on wall-clock time."""
     MEMORY_LIMIT = "memory_limit"
     """The tests ran out of memory."""
+    RUNNER_REACH = "runner_reach"
+    """A verdict: the patch's code names the test runner (``pytest``, ``_pytest``,
+    ``unittest``'s runner, JUnit reports, ``PYTEST_*`` variables). Refused before anything runs
+    (0 of 673 gold patches outside pytest's own repository do it; there it is
+    ``runner_import``)."""
     RUNNER_IMPORT = "runner_import"
-    """A tell, not a verdict: the patch's non-test code imports pytest or unittest internals,
-    plays with ``sys.modules``, frames, ``atexit`` or the process's exit, or runs code it reads
-    at run time (``exec``, ``compile``, ``git``)."""
+    """A warning, not a verdict: the patch's code plays with ``sys.modules``, frames, ``atexit``
+    or the process's exit, or runs code it reads at run time (``exec``, ``compile``, ``git``)
+    (9 of 707 gold patches do, for their own reasons)."""
     SPECIAL_CASED = "special_cased_literal"
-    """A tell, not a verdict: the patch's code holds a literal value that the task's tests
-    check for (a special case for the test rather than a fix)."""
+    """A warning, not a verdict: the patch's code holds a literal value that the task's tests
+    check for (a special case for the test rather than a fix; 29 of 707 gold patches do)."""
+    RUNNER_IN_TREE = "runner_in_tree"
+    """A warning about the task: the environment has no pytest of its own, so the runner is the
+    tree's (pytest's own repository): the construction that keeps the runner out of the patch's
+    reach cannot hold, and the canaries are the only check of the account."""
 
 
 class TaskProblem(DataError):
@@ -155,19 +165,16 @@ def _status_of(expected: str, outcomes: dict[str, str], truncated: bool) -> str:
 
 
 def _tampering(run: TestRun, canaries: Canaries) -> str | None:
-    """Why the run's reporting cannot be trusted, or None."""
-    out = run.outcomes
-    for names, wanted in ((canaries.must_fail, "failed"), (canaries.must_pass, "passed")):
-        for name in names:
-            if out.get(name) != wanted:
-                said = out.get(name, "missing")
-                return f"the canary {name.split('::')[-1]} that must be {wanted} was {said}"
-    failed = any(o == "failed" for o in out.values())
-    if run.exit_code is None:
-        return "pytest's exit status was not recorded"
-    if failed and run.exit_code == 0:
+    """Why the run's account cannot be trusted, or None."""
+    if run.anomalies:
+        return "; ".join(run.anomalies)
+    # a module that did not import ran none of its tests, canaries included
+    breach = canaries.breach(run.outcomes, frozenset(run.collection_errors))
+    if breach:
+        return breach
+    if run.failed and run.exit_code == 0:
         return "pytest exited 0 with failed tests in its report"
-    if not failed and run.exit_code == 1:
+    if not run.failed and run.exit_code == 1:
         return "pytest exited 1 with no failed test in its report"
     return None
 
@@ -186,11 +193,17 @@ def unfinished(run: TestRun) -> tuple[str, str] | None:
         return RepoFlag.MEMORY_LIMIT, "the tests ran out of memory"
     if result is not None and result.status == "sandbox_error":
         raise TaskProblem(f"the sandbox failed: {result.error}")
+    said = run.output.strip().splitlines()[-3:]
+    told = f" (it said: {' / '.join(said)})" if said else ""
     if not run.reported:
-        said = run.output.strip().splitlines()[-3:]
-        return RepoFlag.TESTS_DID_NOT_RUN, "pytest wrote no report" + (
-            f" (it said: {' / '.join(said)})" if said else ""
+        return RepoFlag.TESTS_DID_NOT_RUN, "the run gave no account of its tests" + told
+    if run.exit_code is None and not run.anomalies:  # ended before pytest returned
+        how = (
+            f"status {run.status}"
+            if run.status is not None and run.status >= 0
+            else (f"signal {-run.status}" if run.status is not None else "an unknown status")
         )
+        return RepoFlag.TESTS_DID_NOT_RUN, f"the runner ended ({how}) before pytest finished" + told
     return None
 
 
@@ -220,6 +233,11 @@ def judge_patch(
     if test_reading.problem:
         raise TaskProblem(f"the task's test patch: {test_reading.problem}")
     test_files = [f.path for f in test_reading.files]
+    try:
+        base = snapshots.base(task)
+    except Exception as exc:
+        raise TaskProblem(str(exc)) from exc
+    path_dirs = import_dirs(env, base)
     flags: list[str] = []
     changed: list[str] = []
     if patch.strip():
@@ -229,15 +247,15 @@ def judge_patch(
         changed = [f.path for f in reading.files]
         if enforce:
             task_files = frozenset(test_files)
+            shape = base.shape(path_dirs)
             for file in reading.files:
-                why = refusal(file, task_files)
+                why = refusal(file, task_files, shape)
                 if why:
                     return Judgement(False, f"refused: {why}", [RepoFlag.PATCH_REFUSED])
-            flags += tells(patch, task.test_patch)
-    try:
-        base = snapshots.base(task)
-    except Exception as exc:
-        raise TaskProblem(str(exc)) from exc
+            found = tells(patch, task.test_patch, repo=task.repo)
+            if RepoFlag.RUNNER_REACH in found:
+                return Judgement(False, _REACH_REASON, [*found])
+            flags += found
     named = [t.split("::", 1)[0] for t in (*task.fail_to_pass, *task.pass_to_pass)]
     touched = sorted({*changed, *test_files, *named})
     # only the files the patches touch (and the tests to run) are written out and patched;
@@ -255,11 +273,34 @@ def judge_patch(
         files = run_files(task, test_files, tree)
         if not files:
             raise TaskProblem("none of the task's test files is in the tree")
-        planted = add_canaries(tree, files) if canaries else Canaries((), ())
-        path_dirs = import_dirs(env, base)
+        planted = plant_canaries(tree, files, task.fail_to_pass) if canaries else Canaries()
+        config, _ = pytest_config(_reader(tree, test_files, base), files)
         tree_tar = base.overlay(tree, touched)
-    run = run_in_sandbox(env, settings, tree_tar, files, path_dirs, rotate=rotate)
+    wanted = [*task.fail_to_pass, *task.pass_to_pass, *planted.ids]
+    run = run_in_sandbox(
+        env, settings, tree_tar, files, path_dirs, rotate=rotate, config=config, wanted=wanted
+    )
     return _decide(task, run, planted, flags)
+
+
+_REACH_REASON = (
+    "refused: the patch's code reaches for the test runner (its modules, its report, its "
+    "configuration or its environment variables), which code under test has no business with"
+)
+
+
+def _reader(tree: Path, test_files: Sequence[str], base: BaseTree) -> Callable[[str], bytes | None]:
+    """Files of the task's own tree: the base commit with the task's test patch (from
+    ``tree``, for the files the test patch touched), never the response's changes."""
+    written = set(test_files)
+
+    def read(path: str) -> bytes | None:
+        if path in written:
+            local = tree / path
+            return local.read_bytes() if local.is_file() and not local.is_symlink() else None
+        return base.file(path)
+
+    return read
 
 
 def import_dirs(env: Environment, tree: Path | BaseTree) -> list[str]:
@@ -282,6 +323,8 @@ def run_in_sandbox(
     *,
     rotate: int = 0,
     log_only: bool = False,
+    config: str = "[pytest]\n",
+    wanted: Sequence[str] = (),
 ) -> TestRun:
     """Run the packed tree's tests in this process's sandbox for ``env``."""
     return run_tests(
@@ -295,10 +338,14 @@ def run_in_sandbox(
         plugins=env.spec.plugins,
         rotate=rotate,
         log_only=log_only,
+        config=config,
+        wanted=wanted,
     )
 
 
 def _decide(task: RepoTask, run: TestRun, planted: Canaries, flags: list[str]) -> Judgement:
+    if run.runner_in_tree:
+        flags = [*flags, RepoFlag.RUNNER_IN_TREE]
     ended = unfinished(run)
     if ended is not None:
         flag, reason = ended
@@ -306,7 +353,7 @@ def _decide(task: RepoTask, run: TestRun, planted: Canaries, flags: list[str]) -
     truncated = set(task.truncated_ids)
     expected = (*task.fail_to_pass, *task.pass_to_pass)
     tests = {t: _status_of(t, run.outcomes, t in truncated) for t in expected}
-    if planted.must_fail or planted.must_pass:
+    if planted.ids:
         tampered = _tampering(run, planted)
         if tampered:
             return Judgement(

@@ -4,10 +4,13 @@ A repository task's reward is only as good as the tests that decide it, and the 
 by the model being graded. Every public harness runs the tests in the tree the patch changed, so
 a patch that edits a test, adds a ``conftest.py`` hook, a ``.pth`` file or a ``sitecustomize``,
 or changes how pytest or the package is configured, changes the judge rather than the code.
-Such a change is refused before anything runs (a flagged fail, never an error): the rules are
-``refusal``'s, the files are what ``git apply`` itself reads from the patch (never a hand parse
-that a crafted header could fool), and a file the task's own test patch touches is the task's,
-not the response's.
+Such a change is refused before anything runs (a flagged fail, never an error). The rule is an
+allow-list, ``refusal``'s: a patch may change Python sources and documentation, as text, outside
+the tests, and add no new top-level module; everything else is refused whatever it is called,
+so a configuration file, a ``.pyc``, a native module or a start-up hook under a name nobody
+listed is refused all the same. The files are what ``git apply`` itself reads from the patch
+(never a hand parse that a crafted header could fool), and a file the task's own test patch
+touches is the task's, not the response's.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import functools
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -25,6 +29,7 @@ from truegrade.graders.match import fenced_blocks
 __all__ = [
     "PatchFile",
     "PatchReading",
+    "TreeShape",
     "extract_patch",
     "git_executable",
     "read_patch",
@@ -53,6 +58,9 @@ _CONFIG_NAMES = frozenset(
 _STARTUP_NAMES = frozenset({"sitecustomize.py", "usercustomize.py"})
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
 _TEST_FILE = re.compile(r"test_.*\.py|.*_tests?\.py")  # pytest's default python_files
+#: What a patch may change: Python sources, and documentation no tool of the run reads.
+_SOURCES = frozenset({".py", ".pyi"})
+_DOCS = frozenset({".rst", ".md", ".txt"})
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,45 @@ class PatchFile:
     path: str
     symlink: bool = False
     """The patch makes it a symbolic link (mode 120000)."""
+    binary: bool = False
+    """The patch changes it with a binary hunk (git reads no lines of it)."""
+    created: bool = False
+    """The patch creates it (a new file, or a rename's or copy's new path)."""
+
+
+@dataclass(frozen=True)
+class TreeShape:
+    """What the refusals need to know of the base tree: the paths it holds (files and the
+    directories above them) and its import roots (the directories put on ``sys.path``, ``""``
+    for the root)."""
+
+    paths: frozenset[str]
+    roots: tuple[str, ...] = ("",)
+
+    @classmethod
+    def of(cls, files: Iterable[str], roots: Iterable[str] = ("",)) -> TreeShape:
+        """The shape of a tree holding ``files`` (directories are implied by them)."""
+        paths: set[str] = set()
+        for name in files:
+            pure = PurePosixPath(name)
+            paths.add(str(pure))
+            paths.update(str(p) for p in pure.parents if str(p) != ".")
+        return cls(frozenset(paths), tuple("" if r in ("", ".") else r.strip("/") for r in roots))
+
+    def new_top_level(self, path: str) -> str | None:
+        """The import root under which ``path`` (a new file) would be a new top-level module
+        or package, or None."""
+        for root in sorted(self.roots, key=len, reverse=True):
+            base = PurePosixPath(root) if root else None
+            pure = PurePosixPath(path)
+            if base is not None and base not in pure.parents:
+                continue
+            rel = pure.relative_to(base) if base is not None else pure
+            first = str(base / rel.parts[0]) if base is not None else rel.parts[0]
+            if len(rel.parts) == 1 or first not in self.paths:
+                return root or "the tree's root"
+            return None
+        return None
 
 
 @dataclass(frozen=True)
@@ -114,10 +161,23 @@ def _git_apply(patch: str, *args: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def _paths(listing: bytes) -> list[str]:
-    # ``added<TAB>deleted<TAB>path<NUL>`` per file; a path is never unquoted by hand
+def _entries(listing: bytes) -> list[tuple[str, bool]]:
+    # ``added<TAB>deleted<TAB>path<NUL>`` per file (``-`` for both counts: a binary hunk);
+    # a path is never unquoted by hand
     entries = listing.decode("utf-8", "surrogateescape").split("\0")
-    return [entry.split("\t", 2)[2] for entry in entries if entry]
+    out = []
+    for entry in entries:
+        if entry:
+            added, deleted, path = entry.split("\t", 2)
+            out.append((path, added == "-" and deleted == "-"))
+    return out
+
+
+def _named(paths: list[str], lines: list[str]) -> set[str]:
+    """The paths that ``--summary`` lines name; every path when a line names none of them (a
+    name git quoted on that line matches no path: then each counts)."""
+    named = {p for p in paths if any(p in line for line in lines)}
+    return named or (set(paths) if lines else set())
 
 
 @functools.lru_cache(maxsize=256)  # a task's test patch is read at every grade of it
@@ -135,18 +195,45 @@ def read_patch(patch: str) -> PatchReading:
         reason = forward.stderr.decode("utf-8", "replace").strip().splitlines()
         return PatchReading((), f"git cannot read the patch: {reason[0] if reason else 'error'}")
     backward = _git_apply(patch, "-R", "--numstat", "-z")
-    paths = list(dict.fromkeys(_paths(forward.stdout) + _paths(backward.stdout)))
-    summary = _git_apply(patch, "--summary").stdout.decode("utf-8", "replace")
-    link_lines = [line for line in summary.splitlines() if re.search(r"\b120000\b", line)]
-    # a link whose name git quoted on that line matches no path: then every path counts as one
-    links = {p for p in paths if any(p in line for line in link_lines)} or (
-        set(paths) if link_lines else set()
+    entries = _entries(forward.stdout) + _entries(backward.stdout)
+    paths = list(dict.fromkeys(p for p, _ in entries))
+    binary = {p for p, b in entries if b}
+    summary = _git_apply(patch, "--summary").stdout.decode("utf-8", "replace").splitlines()
+    links = _named(paths, [line for line in summary if re.search(r"\b120000\b", line)])
+    made = [line for line in summary if re.match(r"\s*(create mode|rename|copy)\b", line)]
+    created = _named(paths, made)
+    for line in made:  # a rename's old path is on the same line: only its new path is created
+        match = re.match(r"\s*(?:rename|copy) (.*) \(\d+%\)$", line)
+        if match and "=>" in match.group(1):
+            created.discard(_old_side(match.group(1)))
+    return PatchReading(
+        tuple(
+            PatchFile(p, symlink=p in links, binary=p in binary, created=p in created)
+            for p in paths
+        )
     )
-    return PatchReading(tuple(PatchFile(p, symlink=p in links) for p in paths))
 
 
-def refusal(file: PatchFile, task_files: frozenset[str] = frozenset()) -> str | None:
+def _old_side(spec: str) -> str:
+    """The old path of a ``--summary`` rename, written ``a/{x => y}/b`` or ``x => y``."""
+    match = re.match(r"(.*)\{(.*) => (.*)\}(.*)", spec)
+    if match:
+        head, old, _, tail = match.groups()
+        return re.sub("//+", "/", f"{head}{old}{tail}")
+    return spec.split(" => ", 1)[0]
+
+
+def refusal(
+    file: PatchFile, task_files: frozenset[str] = frozenset(), shape: TreeShape | None = None
+) -> str | None:
     """Why a response's patch may not change ``file``, or ``None`` when it may.
+
+    An allow-list: a patch may change Python sources (``.py``, ``.pyi``) and documentation
+    (``.rst``, ``.md``, ``.txt``) as text, outside the tests, and nothing else. Whatever else
+    a file could be (configuration read by a tool, bytecode, a native module, a start-up hook,
+    data a test reads) is refused without being named; the names below only give a clearer
+    reason. A new source file may not become a new top-level module or package of an import
+    root (``shape``): it could shadow a name something else imports.
 
     ``task_files`` are the files the task's own test patch changes: the response may not plant or
     edit them (the test patch would then apply on top of the response's version, or not at all).
@@ -156,10 +243,13 @@ def refusal(file: PatchFile, task_files: frozenset[str] = frozenset()) -> str | 
         True
         >>> refusal(PatchFile("conftest.py"))
         'conftest.py configures how tests are collected or run'
+        >>> refusal(PatchFile("pkg/_speedups.so"))
+        'pkg/_speedups.so is not a Python source or documentation (all a patch may change)'
     """
     path = file.path
     parts = PurePosixPath(path).parts
     name = parts[-1] if parts else path
+    suffix = PurePosixPath(name).suffix.lower()
     if file.symlink:
         return f"{path} is made a symbolic link"
     if path.startswith("/") or ".." in parts or ".git" in parts:
@@ -172,4 +262,12 @@ def refusal(file: PatchFile, task_files: frozenset[str] = frozenset()) -> str | 
         return f"{name} configures how tests are collected or run"
     if _TEST_DIRS & {p.lower() for p in parts[:-1]} or _TEST_FILE.fullmatch(name):
         return f"{path} is a test file"
+    if (suffix not in _SOURCES and suffix not in _DOCS) or "__pycache__" in parts:
+        return f"{path} is not a Python source or documentation (all a patch may change)"
+    if file.binary:
+        return f"{path} is changed by a binary hunk (a patch may change text only)"
+    if file.created and suffix in _SOURCES and shape is not None:
+        root = shape.new_top_level(path)
+        if root is not None:
+            return f"{path} would be a new top-level module of {root}, where it could shadow one"
     return None

@@ -1,85 +1,307 @@
-"""Running a task's tests in the sandbox, and reading what they did from a JUnit report.
+"""Running a task's tests in the sandbox, and reading what they did from an account no tested
+process can write.
 
-The run: the packed tree and a short runner go into the sandbox's empty scratch directory; the
-runner (trusted, started before any of the tree's code) unpacks the tree, runs pytest on the
-test files in the task's read-only venv, and records pytest's exit status. Outcomes are read from
-the JUnit report pytest writes *outside* the tree, under a random name: never from the printed
-log, where a test can print ``PASSED`` lines of its own.
+The construction (docs/repo.md argues it):
 
-What the run sets, and why:
+* **Two processes, and the tree is in only one.** A *keeper* (``python -I -S``: no environment
+  variable, no site directory, the standard library only) unpacks the tree and starts the
+  *runner*, a child in the tree's directory. The runner imports pytest and the environment's
+  named plugins *before* the tree is importable, then appends the tree's directories to
+  ``sys.path``, after the standard library and the environment, and runs the tests with
+  ``--import-mode=append`` (pytest then appends, never prepends, the test directories too). So
+  no name of the tree can stand for one the runner imports later: a module of ``_pytest`` is
+  found through its package, never through ``sys.path``, and every top-level name is looked up
+  in the standard library and the environment first. Nothing of the tree runs in the keeper.
+* **pytest reads only the configuration the grader writes** (``-c``, from the base tree's own
+  pytest section, with ``--rootdir`` and ``--confcutdir`` set): no configuration file of the
+  tree, dotted or not, is read. Bytecode is never read from the tree: no ``.pyc`` file or
+  ``__pycache__`` directory of it is sent (``BaseTree.overlay``), no patch may add one (the
+  allow-list of ``refusal``), and nothing of the run writes one (``-B``).
+* **The account travels on a channel the tested process never held.** The runner reports each
+  test's outcome, as pytest reports it, on a pipe to the keeper; the keeper, once the runner has
+  ended, kills every process left in the task's PID namespace (it is their reaper), and only
+  then writes the account to *its own* standard output, a descriptor the runner never had. No
+  path or descriptor of the account is in the runner's arguments, environment or globals; no
+  file the tests can reach is read as a report; a process that outlives the runner is dead
+  before the account is written. A runner that ends before pytest finished its session, that
+  reports a test twice or one it never collected, or whose exit status contradicts what it
+  reported, is recorded as such (``TestRun.anomalies``) and the verdict is a fail.
 
-* ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: no plugin enters through an entry point (the env's
-  ``plugins`` are loaded by name);
-* ``-p no:cacheprovider``: nothing is read from or written to ``.pytest_cache`` (a patch could
-  plant one to choose what runs);
-* ``-o junit_family=xunit1``: the report names each test's file, so ids are rebuilt exactly;
-* ``PYTHONDONTWRITEBYTECODE=1``, ``HOME`` in the scratch directory, a fixed hash seed: a run
-  leaves nothing behind and does not depend on the host.
+What the runner sets, and why: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` (no plugin enters through an
+entry point); ``-p no:cacheprovider`` (nothing read from ``.pytest_cache``); ``HOME`` in the
+scratch directory and a fixed hash seed (a run depends on nothing of the host).
+
+What is left, and what answers it: the runner's process runs the patched code, so that code can
+make the runner say anything about any test. Saying "passed" for the tests that matter without
+saying it for the canaries needs telling the canaries from the real tests; that is what the
+canaries are built to make impossible (``truegrade.graders.repo._canaries``).
 """
 
 from __future__ import annotations
 
-import re
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import defusedxml.ElementTree as SafeET  # the report is written by hostile code
+from typing import Any
 
 from truegrade.sandbox import RunResult, Sandbox
 
-__all__ = ["TestRun", "parse_junit", "run_tests"]
+__all__ = ["OUTCOMES", "TestRun", "run_tests"]
+
+OUTCOMES = ("passed", "failed", "skipped", "xfailed")
+"""What a test can come to, as the runner reports it."""
+
+_KEEPER = """\
+import json, os, select, signal, subprocess, sys
+job = json.loads(sys.argv[1])
+tree = job["tree"]
+os.mkdir(tree)
+if subprocess.call(["tar", "-x", "-f", "tree.tar", "-C", tree, "--no-same-owner"]) != 0:
+    sys.exit("the tree could not be unpacked")
+os.unlink("tree.tar")
+reaper = False
+try:
+    import ctypes
+    reaper = ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
+except Exception:
+    pass
+records_in, records_out = os.pipe()
+args = dict(job["args"], fd=records_out)
+runner = subprocess.Popen(
+    [sys.executable, "-B", os.path.abspath("runner.py"), json.dumps(args)],
+    cwd=tree, env=job["env"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    stderr=subprocess.STDOUT, pass_fds=(records_out,), start_new_session=True,
+)
+os.close(records_out)
+log_fd = runner.stdout.fileno()
+got = {log_fd: bytearray(), records_in: bytearray()}
+caps = {log_fd: job["log_cap"], records_in: job["record_cap"]}
+over = set()
+live = set(got)
+def take(fd):
+    data = os.read(fd, 1 << 16)
+    if not data:
+        live.discard(fd)
+        return
+    got[fd] += data
+    if len(got[fd]) > caps[fd]:
+        if fd == records_in:
+            over.add(fd)
+        del got[fd][: len(got[fd]) - caps[fd]]
+while live and runner.poll() is None:
+    for fd in select.select(list(live), [], [], 0.2)[0]:
+        take(fd)
+status = runner.wait()
+own = job["own_namespace"] and os.getppid() == 1
+def children():
+    found = []
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/%s/children" % tid) as handle:
+                found += [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+for _ in range(10000):
+    try:
+        if own:
+            os.kill(-1, signal.SIGKILL)
+        else:
+            os.killpg(runner.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    for pid in [] if own else children():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if not reaper:
+        break
+    try:
+        os.waitpid(-1, 0)
+    except ChildProcessError:
+        break
+while live:
+    for fd in select.select(list(live), [], [], 1.0)[0] or list(live):
+        take(fd)
+tests, dup, errors, exits, collected, garbled, in_tree = {}, [], [], [], None, 0, False
+for line in bytes(got[records_in]).split(b"\\n"):
+    if not line:
+        continue
+    try:
+        rec = json.loads(line.decode("utf-8"))
+    except ValueError:
+        garbled += 1
+        continue
+    kind = rec[0] if isinstance(rec, list) and rec else None
+    if kind == "test" and len(rec) == 3 and isinstance(rec[1], str) and rec[2] in job["outcomes"]:
+        if rec[1] in tests:
+            dup.append(rec[1])
+        tests[rec[1]] = rec[2]
+    elif kind == "collected" and len(rec) == 2 and isinstance(rec[1], list) and collected is None:
+        collected = [str(n) for n in rec[1]]
+    elif kind == "collect_error" and len(rec) == 2:
+        errors.append(str(rec[1]))
+    elif kind == "exit" and len(rec) == 2 and type(rec[1]) is int:
+        exits.append(rec[1])
+    elif kind == "runner_in_tree":
+        in_tree = True
+    else:
+        garbled += 1
+anomalies = []
+if over:
+    anomalies.append("the runner's account ran past %d bytes" % job["record_cap"])
+if garbled:
+    anomalies.append("the runner's account held %d unreadable records" % garbled)
+if dup:
+    anomalies.append("tests reported more than once: " + ", ".join(sorted(set(dup))[:3]))
+if len(exits) > 1:
+    anomalies.append("the runner reported %d ends" % len(exits))
+if exits and exits[0] != status:
+    anomalies.append("the runner reported exit status %d but ended with %d" % (exits[0], status))
+if collected is not None:
+    known = set(collected)
+    stray = [n for n in tests if n not in known]
+    if stray:
+        anomalies.append("tests reported that were never collected: " + ", ".join(stray[:3]))
+    if exits and exits[0] in (0, 1):
+        unseen = [n for n in collected if n not in tests]
+        if unseen:
+            anomalies.append("collected tests never reported: " + ", ".join(unseen[:3]))
+elif tests:
+    anomalies.append("tests reported with no collection")
+wanted = job["wanted"]
+account = {
+    "tests": {n: o for n, o in tests.items() if any(n.startswith(w) for w in wanted)},
+    "failed": sum(1 for o in tests.values() if o == "failed"),
+    "collect_errors": errors[:20],
+    "exit": exits[0] if len(exits) == 1 else None,
+    "status": status,
+    "anomalies": anomalies,
+    "reaper": reaper,
+    "runner_in_tree": in_tree,
+}
+os.write(2, bytes(got[log_fd]))
+sys.stdout.write(json.dumps(account))
+sys.stdout.flush()
+"""
+"""The keeper: runs in the task's Python (3.6 and later) with ``-I -S``, from the scratch
+directory. It never imports anything of the tree, the environment or the site; the account it
+writes to its standard output is the only thing the host reads as outcomes."""
 
 _RUNNER = """\
+import json, os, sys
+def main():
+    del sys.path[0]
+    args = json.loads(sys.argv.pop(1))
+    sys.dont_write_bytecode = True
+    import importlib
+    try:
+        import pytest
+        in_tree = False
+    except ImportError:
+        sys.path.extend(args["path"])
+        import pytest
+        in_tree = True
+    for name in args["plugins"]:
+        importlib.import_module(name)
+    FD = args["fd"]
+    def send(record):
+        data = (json.dumps(record) + "\\n").encode("utf-8")
+        while data:
+            data = data[os.write(FD, data):]
+    class Account(object):
+        def __init__(self):
+            self.pending = {}
+        def pytest_collectreport(self, report):
+            if report.failed:
+                send(["collect_error", report.nodeid])
+        def pytest_collection_finish(self, session):
+            send(["collected", [item.nodeid for item in session.items]])
+        def pytest_runtest_logreport(self, report):
+            if report.when == "teardown":
+                outcome = self.pending.pop(report.nodeid, "failed")
+                send(["test", report.nodeid, "failed" if report.failed else outcome])
+            elif report.when == "call" or not report.passed:
+                if hasattr(report, "wasxfail"):
+                    outcome = "xfailed" if report.skipped else report.outcome
+                else:
+                    outcome = report.outcome
+                self.pending[report.nodeid] = outcome
+    class Rotation(object):
+        def pytest_collection_modifyitems(self, session, config, items):
+            k = args["rotate"] % len(items) if items else 0
+            items[:] = items[k:] + items[:k]
+    if in_tree:
+        send(["runner_in_tree"])
+    plugins = [Account()] + ([Rotation()] if args["rotate"] else [])
+    sys.path.extend(args["path"])
+    os.environ["PYTHONPATH"] = os.pathsep.join(args["path"])
+    code = int(pytest.main(args["argv"], plugins=plugins))
+    send(["exit", code])
+    sys.stdout.flush()
+    sys.exit(code)
+main()
+"""
+"""The runner: imports pytest and the named plugins while the tree is not importable, then
+appends the tree's directories to ``sys.path`` (its own first entry, the
+scratch directory, removed) and runs pytest with the account plugin; ``rotate`` turns the
+collected tests (the audit's order check)."""
+
+_NAIVE_RUNNER = """\
 import importlib, os, subprocess, sys
-tree, report, status = sys.argv[1], sys.argv[2], sys.argv[3]
+tree = sys.argv[1]
 os.mkdir(tree)
 if subprocess.call(["tar", "-x", "-f", "tree.tar", "-C", tree, "--no-same-owner"]) != 0:
     sys.exit("the tree could not be unpacked")
 os.unlink("tree.tar")
 os.chdir(tree)
-sys.argv = ["pytest"] + sys.argv[4:]
-sys.path[0] = tree  # as python -m pytest run from the tree's root
+sys.argv = ["pytest"] + sys.argv[2:]
+sys.path[0] = tree
 sys.path_importer_cache.clear()
 importlib.invalidate_caches()
 import pytest
-code = pytest.main(sys.argv[1:])
-with open(status, "w") as handle:
-    handle.write(str(int(code)))
+sys.exit(pytest.main(sys.argv[1:]))
 """
-"""Runs in the task's Python (3.6 and later), from the scratch directory: unpacks the tree (with
-tar, which refuses names outside it), then runs pytest in its own process, as ``python -m
-pytest`` from the tree's root would (one interpreter start, not two)."""
+"""How SWE-bench-style harnesses run pytest (``python -m pytest`` from the tree's root, the
+tree first on ``sys.path``, the outcomes only in the printed log): for the naive harness the
+card measures, never for grading."""
 
-_ORDER_PLUGIN = """\
-ROTATE = {rotate}
-def pytest_collection_modifyitems(session, config, items):
-    if items and ROTATE % len(items):
-        k = ROTATE % len(items)
-        items[:] = items[k:] + items[:k]
-"""
-"""The audit's rotation of the collected tests (a plugin outside the tree, loaded by name)."""
+_LOG_CAP = 256 << 10
+_RECORD_CAP = 32 << 20
 
 
 @dataclass
 class TestRun:
-    """What one run of the tests came to.
+    """What one run of the tests came to, as the keeper accounted for it.
 
     Attributes:
-        outcomes: Test id -> ``passed``, ``failed``, ``skipped`` or ``xfailed``, as the report
-            says (``failed`` covers errors in setup and teardown).
-        exit_code: pytest's exit status, as the runner recorded it (None: not recorded).
+        outcomes: Test id -> ``passed``, ``failed``, ``skipped`` or ``xfailed`` (``failed``
+            covers errors in setup and teardown), for the ids the run was asked about (and the
+            ids that start with one: parametrized and truncated ids).
+        exit_code: pytest's exit status as the runner reported it (None: not reported, the
+            runner ended before pytest returned).
+        status: The runner process's own exit status, as the keeper saw it.
+        failed: How many tests of the whole run failed.
+        anomalies: What was wrong with the runner's account (a test reported twice, one never
+            collected, an exit status that contradicts the report...): any is a fail.
         sandbox: The sandbox's account of the whole run (``exited``, ``cpu_limit``...).
-        reported: Whether a report was found at all.
+        reported: Whether the keeper's account was read at all.
     """
 
     __test__ = False  # not a pytest class, whatever its name
 
     outcomes: dict[str, str] = field(default_factory=dict)
     exit_code: int | None = None
+    status: int | None = None
+    failed: int = 0
+    anomalies: list[str] = field(default_factory=list)
     sandbox: RunResult | None = None
     reported: bool = False
     collection_errors: list[str] = field(default_factory=list)
+    runner_in_tree: bool = False
+    """The environment had no pytest: the runner is the tree's own (pytest's repository)."""
 
     @property
     def output(self) -> str:
@@ -88,63 +310,30 @@ class TestRun:
 
     @property
     def log(self) -> str:
-        """Everything the run printed."""
+        """What the tests printed (for the naive harness: everything the run printed)."""
         if self.sandbox is None:
             return ""
+        if self.reported:
+            return self.sandbox.stderr
         return self.sandbox.stdout + self.sandbox.stderr
 
 
-def _dotted(path: str) -> str:
-    return re.sub(r"\.py$", "", path).replace("/", ".")
-
-
-def _node_id(case: dict[str, str], files: Sequence[str]) -> str:
-    """A test's pytest id from its JUnit ``classname``/``name`` (pytest builds the classname from
-    the id: the file's path dotted, then the classes), checked against the files that ran."""
-    classname, name = case.get("classname", ""), case.get("name", "")
-    for path in sorted(files, key=len, reverse=True):
-        dotted = _dotted(path)
-        if classname == dotted:
-            return f"{path}::{name}"
-        if classname.startswith(dotted + "."):
-            classes = classname[len(dotted) + 1 :].replace(".", "::")
-            return f"{path}::{classes}::{name}"
-    path = case.get("file", "")
-    dotted = _dotted(path)
-    rest = classname[len(dotted) + 1 :] if classname.startswith(dotted + ".") else ""
-    return "::".join(p for p in (path, rest.replace(".", "::"), name) if p)
-
-
-def parse_junit(data: bytes, files: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """Outcomes by test id, and the modules that failed to collect, from a JUnit report.
-
-    Raises:
-        ValueError: the report is not well-formed XML (or holds entities: it is refused).
-    """
+def _read_account(text: str, run: TestRun) -> None:
     try:
-        root = SafeET.fromstring(data)
-    except Exception as exc:  # defusedxml's and expat's errors alike
-        raise ValueError(f"the JUnit report is unreadable: {exc}") from None
-    outcomes: dict[str, str] = {}
-    broken: list[str] = []
-    for case in root.iter("testcase"):
-        attrs = {k: str(v) for k, v in case.attrib.items()}
-        kinds = {child.tag for child in case}
-        skipped = case.find("skipped")
-        if "failure" in kinds or "error" in kinds:
-            outcome = "failed"
-        elif skipped is not None:
-            xfail = str(skipped.get("type", "")) == "pytest.xfail"
-            outcome = "xfailed" if xfail else "skipped"
-        else:
-            outcome = "passed"
-        if not attrs.get("classname") and outcome == "failed":  # a module that did not collect
-            broken.append(attrs.get("name", ""))
-            continue
-        node = _node_id(attrs, files)
-        if outcomes.get(node) not in ("failed",):  # an error in teardown keeps the failure
-            outcomes[node] = outcome
-    return outcomes, broken
+        account = json.loads(text)
+    except ValueError:
+        return
+    if not isinstance(account, dict) or not isinstance(account.get("tests"), dict):
+        return
+    run.outcomes = {str(k): str(v) for k, v in account["tests"].items() if v in OUTCOMES}
+    exit_code, status = account.get("exit"), account.get("status")
+    run.exit_code = exit_code if type(exit_code) is int else None
+    run.status = status if type(status) is int else None
+    run.failed = int(account.get("failed") or 0)
+    run.anomalies = [str(a) for a in account.get("anomalies") or []]
+    run.collection_errors = [str(e) for e in account.get("collect_errors") or []]
+    run.runner_in_tree = account.get("runner_in_tree") is True
+    run.reported = True
 
 
 def run_tests(
@@ -158,59 +347,68 @@ def run_tests(
     wall_s: float,
     plugins: Sequence[str] = (),
     rotate: int = 0,
+    config: str = "[pytest]\n",
+    wanted: Sequence[str] = (),
     log_only: bool = False,
 ) -> TestRun:
     """Run pytest on ``files`` of the packed tree with the venv's ``python``, in ``box``.
 
-    ``path_dirs`` are the tree's directories put on ``sys.path`` (relative to its root).
-    ``log_only`` runs the tests as SWE-bench's harness does (``-rA``, plugins autoloaded, no
-    report: the outcomes are then only in the printed log, ``TestRun.output``).
+    ``path_dirs`` are the tree's directories put on ``sys.path`` (relative to its root);
+    ``config`` the pytest configuration the grader wrote (``pytest_config``); ``wanted`` the
+    test ids whose outcomes the account carries. ``log_only`` runs the tests as SWE-bench's
+    harness does (``-rA``, plugins autoloaded, the tree first on ``sys.path``, no account:
+    the outcomes are then only in the printed log, ``TestRun.log``).
     """
     token = secrets.token_hex(8)
     tree = f"/tmp/t{token}"  # noqa: S108 - the sandbox's own scratch directory
-    report, status = f"r{token}.xml", f"s{token}.status"
-    argv = [python, "run.py", tree, f"/tmp/{report}", f"/tmp/{status}"]  # noqa: S108
-    if log_only:
-        argv += ["-rA", "-p", "no:cacheprovider"]
-    else:
-        argv += ["-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
-        argv += [f"--junitxml=/tmp/{report}", "--color=no", "-q"]
-    sandbox_files = {"tree.tar": tree_tar, "run.py": _RUNNER.encode()}
-    for plugin in plugins:
-        argv += ["-p", plugin]
-    if rotate:
-        sandbox_files[f"o{token}.py"] = _ORDER_PLUGIN.format(rotate=int(rotate)).encode()
-        argv += ["-p", f"o{token}"]
-    argv += ["--", *files]
     python_path = [tree if d in ("", ".") else f"{tree}/{d.strip('/')}" for d in path_dirs]
-    if rotate:
-        python_path.append("/tmp")  # noqa: S108 - where the order plugin is
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",  # noqa: S108
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
-        "PYTHONPATH": ":".join(python_path),
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
         "TZ": "UTC",
     }
-    if not log_only:
+    if log_only:
+        argv = [python, "run.py", tree, "-rA", "-p", "no:cacheprovider", "--", *files]
+        env["PYTHONPATH"] = ":".join(python_path)
+        sandbox_files = {"tree.tar": tree_tar, "run.py": _NAIVE_RUNNER.encode()}
+        keep = ["run.py"]
+    else:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    built = box.build(
-        sandbox_files, argv, keep=[report, status], timeout_s=wall_s, cpu_s=cpu_s, env=env
-    )
+        env["PYTHONNOUSERSITE"] = "1"
+        pytest_argv = ["-c", f"/tmp/g{token}.ini", f"--rootdir={tree}", f"--confcutdir={tree}"]  # noqa: S108
+        pytest_argv += ["-p", "no:cacheprovider", "--import-mode=append", "-q", "--color=no"]
+        for plugin in plugins:
+            pytest_argv += ["-p", plugin]
+        pytest_argv += ["--", *files]
+        job: dict[str, Any] = {
+            "tree": tree,
+            "env": env,
+            "args": {
+                "argv": pytest_argv,
+                "plugins": list(plugins),
+                "path": python_path,
+                "rotate": int(rotate),
+            },
+            "own_namespace": box.sandboxed,
+            "wanted": sorted(set(wanted)),
+            "outcomes": list(OUTCOMES),
+            "log_cap": _LOG_CAP,
+            "record_cap": _RECORD_CAP,
+        }
+        argv = [python, "-I", "-S", "keeper.py", json.dumps(job)]
+        sandbox_files = {
+            "tree.tar": tree_tar,
+            "keeper.py": _KEEPER.encode(),
+            "runner.py": _RUNNER.encode(),
+            f"g{token}.ini": config.encode("utf-8"),
+        }
+        keep = ["keeper.py"]  # the build must keep a file; the account is the keeper's stdout
+    built = box.build(sandbox_files, argv, keep=keep, timeout_s=wall_s, cpu_s=cpu_s, env=env)
     run = TestRun(sandbox=built.build)
-    if not built.ok:
-        return run
-    kept = {name: data for name, _, data in built.files()}
-    if status in kept:
-        text = kept[status].decode("ascii", "replace").strip()
-        run.exit_code = int(text) if re.fullmatch(r"-?\d{1,4}", text) else None
-    if report in kept:
-        try:
-            run.outcomes, run.collection_errors = parse_junit(kept[report], files)
-            run.reported = True
-        except ValueError:
-            run.reported = False
+    if built.build.status == "exited" and not log_only:
+        _read_account(built.build.stdout, run)
     return run

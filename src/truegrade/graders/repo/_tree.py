@@ -22,25 +22,20 @@ import functools
 import gzip
 import io
 import os
-import re
-import secrets
 import shutil
 import subprocess
 import tarfile
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from truegrade.core import DataError
-from truegrade.graders.repo._patch import git_executable
+from truegrade.graders.repo._patch import TreeShape, git_executable
 from truegrade.graders.repo._task import RepoTask
 
 __all__ = [
     "BaseTree",
-    "Canaries",
     "Snapshots",
-    "add_canaries",
     "apply_patch",
     "known_snapshots",
     "pack_tree",
@@ -142,6 +137,14 @@ class BaseTree:
         self.data = data
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             self.members = {m.name.rstrip("/"): m for m in tar.getmembers() if m.name != "."}
+        self._shapes: dict[tuple[str, ...], TreeShape] = {}
+
+    def shape(self, roots: Sequence[str]) -> TreeShape:
+        """What the refusals need of this tree, with ``roots`` as its import roots."""
+        key = tuple(roots)
+        if key not in self._shapes:
+            self._shapes[key] = TreeShape.of(self.members, key)
+        return self._shapes[key]
 
     def file(self, path: str) -> bytes | None:
         """A regular file's bytes, None when the tree has no such file."""
@@ -160,7 +163,8 @@ class BaseTree:
 
     def overlay(self, work: Path, touched: Iterable[str]) -> bytes:
         """The tree with each ``touched`` path as ``work`` holds it (absent there: removed), as
-        an uncompressed tar for the sandbox."""
+        an uncompressed tar for the sandbox; without bytecode (``.pyc``, ``.pyo``, anything
+        under ``__pycache__``), which Python would run instead of, or without, a source."""
         replaced = set(touched)
         buffer = io.BytesIO()
         with (
@@ -168,14 +172,20 @@ class BaseTree:
             tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as out,
         ):
             for member in base.getmembers():
-                if member.name.rstrip("/") in replaced:
+                if member.name.rstrip("/") in replaced or _bytecode(member.name):
                     continue
                 out.addfile(member, base.extractfile(member) if member.isfile() else None)
             for path in sorted(replaced):
                 local = work / path
+                if _bytecode(path):
+                    continue
                 if local.is_symlink() or local.is_file():
                     out.add(local, arcname=path, recursive=False)
         return buffer.getvalue()
+
+
+def _bytecode(path: str) -> bool:
+    return path.endswith((".pyc", ".pyo")) or "__pycache__" in PurePosixPath(path).parts
 
 
 def _checked(data: bytes, commit: str, where: str) -> BaseTree:
@@ -296,63 +306,6 @@ def run_files(task: RepoTask, test_patch_files: Sequence[str], tree: Path) -> li
         if path.endswith(".py") and path not in out and (tree / path).is_file():
             out.append(path)
     return out
-
-
-@dataclass(frozen=True)
-class Canaries:
-    """Tests added after the patches, under names nobody could know: in each run file, one that
-    must fail and one that must pass. A runner rewritten to report everything passed shows the
-    first passing; one rewritten to fail or drop tests shows the second failing or missing."""
-
-    must_fail: tuple[str, ...]
-    must_pass: tuple[str, ...]
-
-
-_SUFFIXES = ("again", "edge", "roundtrip", "repeat", "empty", "nested", "default", "twice")
-
-
-def _canary_name(taken: set[str]) -> str:
-    """A test name like the file's own (one of them, with a suffix), so no pattern of names
-    tells the canaries from the task's tests."""
-    stems = sorted(taken) or ["test_case"]
-    while True:
-        name = f"{secrets.choice(stems)}_{secrets.choice(_SUFFIXES)}_{secrets.randbelow(90) + 10}"
-        if name not in taken:
-            taken.add(name)
-            return name
-
-
-def _canary_checks() -> tuple[str, str]:
-    """``(fails, passes)``: two assertions of one ordinary shape, with fresh values."""
-    a, b = secrets.randbelow(900) + 100, secrets.randbelow(900) + 100
-    word = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6))
-    items = [secrets.randbelow(50) for _ in range(secrets.randbelow(4) + 2)]
-    shapes = [
-        (f"assert {a} + {b} == {a + b + 1}", f"assert {a} + {b} == {a + b}"),
-        (f'assert "{word}".upper() == "{word}"', f'assert "{word}".upper() == "{word.upper()}"'),
-        (f"assert len({items}) == {len(items) + 1}", f"assert len({items}) == {len(items)}"),
-    ]
-    return secrets.choice(shapes)
-
-
-def add_canaries(tree: Path, files: Sequence[str]) -> Canaries:
-    """Append a must-fail and a must-pass test to each of ``files`` (module level, so no fixture
-    or class of the file changes them), named and written like the file's own tests."""
-    must_fail: list[str] = []
-    must_pass: list[str] = []
-    for path in files:
-        target = tree / path
-        taken = set(
-            re.findall(r"^\s*def (test\w*)\s*\(", target.read_text("utf-8", "replace"), re.M)
-        )
-        fail_name, pass_name = _canary_name(taken), _canary_name(taken)
-        fails, passes = _canary_checks()
-        code = f"\n\n\ndef {fail_name}():\n    {fails}\n\n\ndef {pass_name}():\n    {passes}\n"
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(code)
-        must_fail.append(f"{path}::{fail_name}")
-        must_pass.append(f"{path}::{pass_name}")
-    return Canaries(tuple(must_fail), tuple(must_pass))
 
 
 def pack_tree(tree: Path) -> bytes:
