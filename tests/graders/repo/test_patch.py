@@ -7,10 +7,19 @@ its reason before anything runs; the real gold patches pass the boundary untouch
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.graders.repo import ROWS
-from truegrade.graders.repo import PatchFile, extract_patch, read_patch, read_task, refusal
+from truegrade.graders.repo import (
+    PatchFile,
+    TreeShape,
+    extract_patch,
+    read_patch,
+    read_task,
+    refusal,
+)
 
 pytestmark = pytest.mark.system_tool("git", package="git")
 
@@ -83,6 +92,72 @@ HACKS = {
         "is a test file",
     ),
 }
+
+
+SHAPE = TreeShape.of(
+    [
+        "src/marshmallow/__init__.py",
+        "src/marshmallow/fields.py",
+        "tests/test_fields.py",
+        "setup.py",
+    ],
+    roots=["src", "."],
+)
+
+
+def _binary_patch(tmp_path) -> str:
+    """A git binary hunk that changes a source, as ``git diff --binary`` writes one."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    source = tmp_path / "src/marshmallow/fields.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("x = 1\n")
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True)
+    source.write_bytes(b"\x00\x01 bytes")
+    done = subprocess.run(
+        ["git", "diff", "--binary"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert "GIT binary patch" in done.stdout, done.stderr
+    return done.stdout
+
+
+ALLOWED_ONLY = {
+    "a dotted pytest configuration": (_new_file(".pytest.ini", "[pytest]"), "not a Python source"),
+    "bytecode beside a source": (
+        _new_file("src/marshmallow/__pycache__/fields.cpython-39.pyc", "x"),
+        "not a Python source",
+    ),
+    "a native module": (_new_file("src/marshmallow/_speedups.so", "x"), "not a Python source"),
+    "a shadowing pytest.py at the root": (_new_file("pytest.py", "x = 1"), "new top-level module"),
+    "a standard library name under src": (_new_file("src/shlex.py", "x = 1"), "new top-level"),
+    "a new top-level package": (_new_file("src/pytest/__init__.py", "x = 1"), "new top-level"),
+}
+
+
+@pytest.mark.parametrize("hack", list(ALLOWED_ONLY))
+def test_what_is_not_on_the_allow_list_is_refused_whatever_its_name(hack):
+    patch, reason = ALLOWED_ONLY[hack]
+    reading = read_patch(patch)
+    assert reading.problem is None and reading.files, reading
+    reasons = [refusal(f, frozenset(), SHAPE) for f in reading.files]
+    assert any(r is not None and reason in r for r in reasons), reasons
+
+
+def test_a_binary_hunk_is_refused_even_on_a_source(tmp_path):
+    reading = read_patch(_binary_patch(tmp_path))
+    assert reading.problem is None and reading.files[0].binary, reading
+    assert "binary hunk" in str(refusal(reading.files[0], frozenset(), SHAPE))
+
+
+def test_sources_and_documentation_inside_the_project_are_allowed():
+    for patch in (
+        _new_file("src/marshmallow/helpers2.py", "x = 1"),  # a new module of the package
+        _new_file("src/marshmallow/sub/__init__.py", "x = 1"),  # a new subpackage
+        _new_file("docs/changelog.rst", "Fixed."),
+        _new_file("NOTES.md", "Fixed."),
+    ):
+        reading = read_patch(patch)
+        assert [refusal(f, frozenset(), SHAPE) for f in reading.files] == [None], patch
 
 
 @pytest.mark.parametrize("hack", list(HACKS))

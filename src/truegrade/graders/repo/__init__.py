@@ -40,12 +40,14 @@ from truegrade.graders.repo._patch import (
 )
 from truegrade.graders.repo._task import RepoTask, read_task
 from truegrade.graders.repo._tree import Snapshots, apply_patch, known_snapshots, run_files
+from truegrade.graders.repo._weak import GoldMutant, gold_mutants
 
 __all__ = [
     "Canaries",
     "EnvSpec",
     "Environment",
     "EnvironmentUnavailable",
+    "GoldMutant",
     "Judgement",
     "PatchFile",
     "PatchReading",
@@ -65,6 +67,7 @@ __all__ = [
     "default_cache_dir",
     "extract_patch",
     "find_python",
+    "gold_mutants",
     "import_dirs",
     "impossible_task",
     "judge_patch",
