@@ -20,16 +20,16 @@ pytestmark = NEEDS[1:]  # git only: nothing runs
 IDS = [r["instance_id"] for r in ROWS]
 
 
-def _defs(tree: ast.Module, path: str) -> dict[str, tuple[int, ast.FunctionDef]]:
-    """Test id -> (position in its scope, definition) of every function of the file."""
+def _defs(tree: ast.Module, path: str) -> dict[str, tuple[int, ast.FunctionDef, int]]:
+    """Test id -> (position in its scope, definition, the scope's length) of every function."""
     found = {}
     for i, node in enumerate(tree.body):
         if isinstance(node, ast.ClassDef):
             for j, sub in enumerate(node.body):
                 if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef):
-                    found[f"{path}::{node.name}::{sub.name}"] = (j, sub)
+                    found[f"{path}::{node.name}::{sub.name}"] = (j, sub, len(node.body))
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found[f"{path}::{node.name}"] = (i, node)
+            found[f"{path}::{node.name}"] = (i, node, len(tree.body))
     return found
 
 
@@ -67,9 +67,11 @@ def test_canaries_are_the_file_s_own_tests_copied_in_their_own_scope(row, snapsh
         for original, twin in canaries.twins:
             assert twin.rsplit("::", 1)[0] == original.rsplit("::", 1)[0]  # same class
             assert _body(defs[twin][1]) == _body(defs[original][1])
-            position = defs[twin][0] - defs[original][0]
-            before_original += position < 0
-            after_original += position > 0
+        for original, copy in (*canaries.twins, *canaries.mutants):
+            index, _, size = defs[original]
+            # a place after the test exists only when it is not its scope's last statement
+            before_original += defs[copy][0] < index
+            after_original += defs[copy][0] > index or index >= size - 3
         for original, mutant in canaries.mutants:
             old, new = ast.dump(defs[original][1]), ast.dump(defs[mutant][1])
             assert old != new and len(ast.dump(defs[mutant][1].body[0])) > 0

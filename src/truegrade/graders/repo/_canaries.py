@@ -42,7 +42,9 @@ __all__ = ["Canaries", "cases", "plant_canaries"]
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
-_SOURCES_PER_FILE = 2
+_SOURCES_PER_FILE = 1
+"""Mutant sources beyond the task's own tests: one is enough for a must-fail check, and each
+copy is more of the file's tests to run."""
 
 
 @dataclass(frozen=True)
@@ -376,6 +378,16 @@ def _is_test(stmt: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef
     return isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith("test")
 
 
+def _parametrized(tree: ast.Module, classes: list[str], name: str) -> bool:
+    found = _find(tree, name, classes)
+    if found is None:
+        return False
+    scope, index = found
+    return any(
+        "parametrize" in ast.dump(d) for d in getattr(scope.body[index], "decorator_list", [])
+    )
+
+
 def _sources(path: str, tree: ast.Module, preferred: Sequence[str]) -> list[tuple[list[str], str]]:
     """``(classes, name)`` of the tests to copy: the preferred ids in this file first, then the
     file's other tests that have an assertion to turn, at random."""
@@ -397,9 +409,12 @@ def _sources(path: str, tree: ast.Module, preferred: Sequence[str]) -> list[tupl
                 ):
                     others.append(([stmt.name], sub.name))
     picks = [o for o in others if o not in chosen]
+    shuffled = []
     while picks:
-        chosen.append(picks.pop(secrets.randbelow(len(picks))))
-    return chosen
+        shuffled.append(picks.pop(secrets.randbelow(len(picks))))
+    # a test with one case before one parametrized over many: each copy runs every case
+    single = [o for o in shuffled if not _parametrized(tree, *o)]
+    return chosen + single + [o for o in shuffled if o not in single]
 
 
 def _plant_in_file(
@@ -440,10 +455,8 @@ def _plant_in_file(
                 turned_block = _with_literal(block, fn, node, new)
                 break
         mine = any(_split(t)[1:] == (classes, name) and _split(t)[0] == path for t in preferred)
-        if turned_block is None and not mine:
-            continue
-        if turned_block is not None and turned >= _SOURCES_PER_FILE and not mine:
-            continue
+        if not mine and (turned_block is None or turned >= _SOURCES_PER_FILE):
+            continue  # another test is copied only while the file has no mutant yet
         turned += turned_block is not None
         siblings = [
             s.name

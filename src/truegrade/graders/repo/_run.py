@@ -381,6 +381,7 @@ def run_tests(
         env["PYTHONNOUSERSITE"] = "1"
         pytest_argv = ["-c", f"/tmp/g{token}.ini", f"--rootdir={tree}", f"--confcutdir={tree}"]  # noqa: S108
         pytest_argv += ["-p", "no:cacheprovider", "--import-mode=append", "-q", "--color=no"]
+        pytest_argv += ["--tb=line"]  # a failure's reason in one line: the mutants fail
         for plugin in plugins:
             pytest_argv += ["-p", plugin]
         pytest_argv += ["--", *files]
