@@ -112,3 +112,20 @@ def test_cpu_time_and_the_wall_clock_backstop_are_told_apart():
     spun, slept = grader.grade_batch([{**row, "model_patch": spin}, {**row, "model_patch": sleep}])
     assert spun.passed is False and RepoFlag.TIME_LIMIT in spun.flags, spun
     assert slept.passed is False and RepoFlag.IDLE_LIMIT in slept.flags, slept
+
+
+@pytest.mark.parametrize("isolation", ["native", "none"])
+def test_the_gold_patch_resolves_and_a_forged_account_fails_under_every_isolation(isolation):
+    # the keeper finds its scratch directory where the isolation puts it (``none``: on the host)
+    grader = RepoGrader.from_options(
+        {"repos": [str(DATA)], "isolation": isolation, "unsafe_no_sandbox": isolation == "none"}
+    )
+    row = ROWS[0]
+    forged = append_to(
+        "src/marshmallow/fields.py",
+        grader.snapshots.read(read_task(row), "src/marshmallow/fields.py"),
+        "\nimport os\ngetattr(os, '_' + 'exit')(0)\n",
+    )
+    gold, early = grader.grade_batch([{**row, "model_patch": p} for p in (row["patch"], forged)])
+    assert gold.passed is True, gold
+    assert early.passed is False and RepoFlag.TESTS_DID_NOT_RUN in early.flags, early

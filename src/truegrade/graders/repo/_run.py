@@ -54,7 +54,7 @@ OUTCOMES = ("passed", "failed", "skipped", "xfailed")
 
 _KEEPER = """\
 import json, os, select, signal, subprocess, sys
-job = json.loads(sys.argv[1])
+job = json.loads(sys.argv[1].replace("@scratch@", json.dumps(os.getcwd())[1:-1]))
 tree = job["tree"]
 os.mkdir(tree)
 if subprocess.call(["tar", "-x", "-f", "tree.tar", "-C", tree, "--no-same-owner"]) != 0:
@@ -250,15 +250,17 @@ scratch directory, removed) and runs pytest with the account plugin; ``rotate`` 
 collected tests (the audit's order check)."""
 
 _NAIVE_RUNNER = """\
-import importlib, os, subprocess, sys
-tree = sys.argv[1]
+import importlib, json, os, subprocess, sys
+tree = os.path.abspath(sys.argv[1])
+path = [os.path.join(tree, d) for d in json.loads(sys.argv[2])]
 os.mkdir(tree)
 if subprocess.call(["tar", "-x", "-f", "tree.tar", "-C", tree, "--no-same-owner"]) != 0:
     sys.exit("the tree could not be unpacked")
 os.unlink("tree.tar")
 os.chdir(tree)
-sys.argv = ["pytest"] + sys.argv[2:]
-sys.path[0] = tree
+sys.argv = ["pytest"] + sys.argv[3:]
+sys.path[0:1] = [tree] + path
+os.environ["PYTHONPATH"] = os.pathsep.join(path)
 sys.path_importer_cache.clear()
 importlib.invalidate_caches()
 import pytest
@@ -360,8 +362,11 @@ def run_tests(
     the outcomes are then only in the printed log, ``TestRun.log``).
     """
     token = secrets.token_hex(8)
-    tree = f"/tmp/t{token}"  # noqa: S108 - the sandbox's own scratch directory
-    python_path = [tree if d in ("", ".") else f"{tree}/{d.strip('/')}" for d in path_dirs]
+    # the scratch directory's path is the keeper's working directory, whatever the isolation
+    # (``@scratch@`` is put in by the keeper): ``/tmp`` in the sandbox, a host directory without
+    tree = f"@scratch@/t{token}"
+    relative = [d.strip("/") for d in path_dirs if d not in ("", ".")]
+    python_path = [f"{tree}/{d}" for d in relative] + [tree] * (len(relative) < len(path_dirs))
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",  # noqa: S108
@@ -372,14 +377,15 @@ def run_tests(
         "TZ": "UTC",
     }
     if log_only:
-        argv = [python, "run.py", tree, "-rA", "-p", "no:cacheprovider", "--", *files]
-        env["PYTHONPATH"] = ":".join(python_path)
+        dirs = [*relative, *[""] * (len(relative) < len(path_dirs))]
+        argv = [python, "run.py", f"t{token}", json.dumps(dirs), "-rA", "-p", "no:cacheprovider"]
+        argv += ["--", *files]
         sandbox_files = {"tree.tar": tree_tar, "run.py": _NAIVE_RUNNER.encode()}
         keep = ["run.py"]
     else:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         env["PYTHONNOUSERSITE"] = "1"
-        pytest_argv = ["-c", f"/tmp/g{token}.ini", f"--rootdir={tree}", f"--confcutdir={tree}"]  # noqa: S108
+        pytest_argv = ["-c", f"@scratch@/g{token}.ini", f"--rootdir={tree}", f"--confcutdir={tree}"]
         pytest_argv += ["-p", "no:cacheprovider", "--import-mode=append", "-q", "--color=no"]
         pytest_argv += ["--tb=line"]  # a failure's reason in one line: the mutants fail
         for plugin in plugins:
