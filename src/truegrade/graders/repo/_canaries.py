@@ -34,7 +34,7 @@ import builtins
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
@@ -66,7 +66,7 @@ class Canaries:
     mutants: tuple[tuple[str, str], ...] = ()
     must_fail: tuple[str, ...] = ()
     must_pass: tuple[str, ...] = ()
-    plain: tuple[str, ...] = field(default_factory=tuple)
+    plain: tuple[str, ...] = ()
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -124,7 +124,6 @@ class _Scope:
     """A module or class body: its statements and the names bound before each of them."""
 
     body: list[ast.stmt]
-    indent: str
     outer: frozenset[str]  # names bound before the scope starts (a class: the module's before it)
     prefix: str  # the id part of the scope, ``Class::`` or ``""``
 
@@ -158,7 +157,7 @@ def _needs(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 def _find(tree: ast.Module, name: str, classes: Sequence[str]) -> tuple[_Scope, int] | None:
     """The scope holding test ``name`` (inside ``classes``), and its index there."""
     body: list[ast.stmt] = tree.body
-    indent, prefix = "", ""
+    prefix = ""
     outer: set[str] = set()
     for cls in classes:
         index = next(
@@ -171,11 +170,10 @@ def _find(tree: ast.Module, name: str, classes: Sequence[str]) -> tuple[_Scope, 
         node = body[index]
         assert isinstance(node, ast.ClassDef)
         body = node.body
-        indent += " " * (body[0].col_offset - node.col_offset) if body else "    "
         prefix += f"{cls}::"
     for i, stmt in enumerate(body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
-            return _Scope(body, indent, frozenset(outer), prefix), i
+            return _Scope(body, frozenset(outer), prefix), i
     return None
 
 

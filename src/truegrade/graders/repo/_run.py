@@ -179,7 +179,6 @@ account = {
     "exit": exits[0] if len(exits) == 1 else None,
     "status": status,
     "anomalies": anomalies,
-    "reaper": reaper,
     "runner_in_tree": in_tree,
 }
 os.write(2, bytes(got[log_fd]))
