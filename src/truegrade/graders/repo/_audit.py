@@ -36,15 +36,20 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from truegrade.graders.repo._grader import RepoGrader
-from truegrade.graders.repo._judge import Judgement, judge_patch
+from truegrade.graders.repo._judge import Judgement, RepoFlag, judge_patch
 from truegrade.graders.repo._task import RepoTask
 from truegrade.graders.repo._weak import gold_mutants
 
 __all__ = ["TaskAudit", "TaskFinding", "audit_task", "impossible_task"]
+
+
+class _Judge(Protocol):
+    def __call__(self, patch: str, rotate: int = 0, differential: str = "off") -> Judgement: ...
 
 
 class TaskFinding(BaseModel):
@@ -64,6 +69,9 @@ class TaskFinding(BaseModel):
     mutants: tuple[str, ...] = ()
     """For ``weak_tests``: each mutant of the gold patch the tests still reward (the line it
     changed, before and after)."""
+    diverging: tuple[str, ...] = ()
+    """For ``weak_tests``: the surviving mutants the differential check still tells from the
+    gold patch (``diverges_from_gold``): the grader fails them although the tests pass."""
     skipped: bool = False
     """The check could not run (no gold patch, no assertion to invert): ``ok`` says nothing."""
 
@@ -438,7 +446,7 @@ def _mutation_finding(task: RepoTask, grader: RepoGrader) -> TaskFinding:
     )
 
 
-def _weak_finding(task: RepoTask, judge: Callable[[str], Judgement], limit: int) -> TaskFinding:
+def _weak_finding(task: RepoTask, judge: _Judge, limit: int) -> TaskFinding:
     mutants = gold_mutants(task.gold_patch, limit=limit, seed=task.instance_id)
     if not mutants:
         return TaskFinding(
@@ -447,18 +455,27 @@ def _weak_finding(task: RepoTask, judge: Callable[[str], Judgement], limit: int)
             skipped=True,
             detail="the gold patch adds no line of Python source a mutant can change",
         )
-    survivors = [m for m in mutants if judge(m.patch).passed]
+    judged = [(m, judge(m.patch, differential="flag")) for m in mutants]
+    survivors = [m for m, j in judged if j.passed]
+    caught = [m for m, j in judged if j.passed and RepoFlag.DIVERGES_FROM_GOLD in j.flags]
     shown = "; ".join(m.describe() for m in survivors[:5])
+    held = (
+        f"; the differential check tells {len(caught)} of them from the gold patch "
+        "(diverges_from_gold, a fail by default)"
+        if survivors
+        else ""
+    )
     return TaskFinding(
         check="weak_tests",
         ok=not survivors,
         detail=(
             f"{len(survivors)} of {len(mutants)} mutants of the gold patch still resolve the "
-            f"task: its tests reward fixes that differ from the gold one ({shown})"
+            f"task: its tests reward fixes that differ from the gold one ({shown}){held}"
             if survivors
             else f"every one of {len(mutants)} mutants of the gold patch fails the task"
         ),
         mutants=tuple(m.describe() for m in survivors),
+        diverging=tuple(m.describe() for m in caught),
     )
 
 
@@ -483,7 +500,7 @@ def audit_task(
     start = time.perf_counter()
     env = grader.environment(task)
 
-    def judge(patch: str, rotate: int = 0) -> Judgement:
+    def judge(patch: str, rotate: int = 0, differential: str = "off") -> Judgement:
         return judge_patch(
             task,
             patch,
@@ -492,6 +509,7 @@ def audit_task(
             settings=grader.settings,
             enforce=False,
             rotate=rotate,
+            differential=differential,
         )
 
     findings = _base_findings(task, judge(""))

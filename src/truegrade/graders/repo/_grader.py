@@ -76,6 +76,11 @@ class RepoOptions(GraderOptions):
         harness: ``hardened`` (the default), or ``swebench``: the patch graded as SWE-bench's
             harness grades it (log parsing, fuzzy application, only the test patch's files
             reset), in the same sandbox; the naive grader of the card, never a way to grade.
+        differential: What a patch that resolves the tests but behaves unlike the task's gold
+            patch on the calls those tests make into the code the gold patch changes comes to:
+            ``fail`` (the default: ``diverges_from_gold``, score 0), ``flag`` (the flag, the
+            tests' verdict kept) or ``off``. Needs the row's gold ``patch``; the gold patch's
+            record is made once per worker, the first time a patch resolves the task.
     """
 
     repos: list[str] = Field(default_factory=list)
@@ -87,6 +92,7 @@ class RepoOptions(GraderOptions):
     isolation: Literal["auto", "bwrap", "native", "none"] = "auto"
     unsafe_no_sandbox: bool = False
     harness: Literal["hardened", "swebench"] = "hardened"
+    differential: Literal["fail", "flag", "off"] = "fail"
 
 
 @dataclass(frozen=True)
@@ -96,14 +102,26 @@ class RepoKernel:
     roots: tuple[str, ...]
     settings: RunSettings
     harness: str = "hardened"
+    differential: str = "fail"
 
     def __call__(self, payload: Any) -> dict[str, Any]:
         patch, task, env = payload
-        judge = judge_as_swebench if self.harness == "swebench" else judge_patch
+        snapshots = Snapshots(self.roots)
         try:
-            return judge(
-                task, patch, env=env, snapshots=Snapshots(self.roots), settings=self.settings
-            ).verdict()
+            if self.harness == "swebench":
+                judged = judge_as_swebench(
+                    task, patch, env=env, snapshots=snapshots, settings=self.settings
+                )
+            else:
+                judged = judge_patch(
+                    task,
+                    patch,
+                    env=env,
+                    snapshots=snapshots,
+                    settings=self.settings,
+                    differential=self.differential,
+                )
+            return judged.verdict()
         except TaskProblem as exc:
             return error_verdict(f"task {task.instance_id}: {exc}", Flag.BAD_REFERENCE)
 
@@ -223,7 +241,9 @@ class RepoGrader(KernelGrader):
     # -- running ---------------------------------------------------------------------------------
 
     def kernel(self) -> Kernel:
-        return RepoKernel(self.roots, self.settings, self.options.harness)
+        return RepoKernel(
+            self.roots, self.settings, self.options.harness, self.options.differential
+        )
 
     def payload(self, sample: Sample) -> Any:
         task = read_task(_task_row(sample))  # cheap; its environment is memoised by _precheck

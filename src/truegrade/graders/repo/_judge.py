@@ -7,15 +7,24 @@ the response's refusals for the task's own patches).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from truegrade._budgets import wall_backstop_s
 from truegrade.core import DataError
 from truegrade.graders.repo._canaries import Canaries, plant_canaries
 from truegrade.graders.repo._config import pytest_config
+from truegrade.graders.repo._differential import (
+    GoldTrace,
+    Target,
+    compare_with_gold,
+    issue_module,
+    issue_snippets,
+    traced_modules,
+)
 from truegrade.graders.repo._env import Environment
 from truegrade.graders.repo._patch import read_patch, refusal
 from truegrade.graders.repo._run import TestRun, run_tests
@@ -35,6 +44,7 @@ __all__ = [
     "RepoFlag",
     "RunSettings",
     "TaskProblem",
+    "gold_trace",
     "import_dirs",
     "judge_patch",
     "run_in_sandbox",
@@ -83,6 +93,13 @@ class RepoFlag:
     SPECIAL_CASED = "special_cased_literal"
     """A warning, not a verdict: the patch's code holds a literal value that the task's tests
     check for (a special case for the test rather than a fix; 29 of 707 gold patches do)."""
+    DIVERGES_FROM_GOLD = "diverges_from_gold"
+    """A verdict (under the default ``differential="fail"``): the patch resolves the tests, but
+    a call the tests make into the code the gold patch changes, with the same arguments, returns
+    or raises something else than it does with the gold patch, or leaves its object in another
+    state (``truegrade.graders.repo._differential``)."""
+    MESSAGE_DIFFERS_FROM_GOLD = "message_differs_from_gold"
+    """A warning: such a call raises the gold patch's exception type with another message."""
     RUNNER_IN_TREE = "runner_in_tree"
     """A warning about the task: the environment has no pytest of its own, so the runner is the
     tree's (pytest's own repository): the construction that keeps the runner out of the patch's
@@ -217,11 +234,16 @@ def judge_patch(
     enforce: bool = True,
     rotate: int = 0,
     canaries: bool = True,
+    differential: str = "off",
+    trace: bool = False,
 ) -> Judgement:
     """Judge ``patch`` (the response's diff; None: the response held none) on ``task``.
 
     ``enforce=False`` skips the response's refusals (for the task's own gold patch in the
-    audits, which may touch what a response may not).
+    audits, which may touch what a response may not). ``differential`` (``off``, ``flag``,
+    ``fail``) compares a patch that resolves the tests with the task's gold patch on the calls
+    the tests make into the code the gold patch changes (``gold_trace``); ``trace`` only
+    records those calls (``Judgement.run.calls``).
 
     Raises:
         TaskProblem: the task cannot be graded (its snapshot or test patch is broken, the
@@ -275,12 +297,127 @@ def judge_patch(
             raise TaskProblem("none of the task's test files is in the tree")
         planted = plant_canaries(tree, files, task.fail_to_pass) if canaries else Canaries()
         config, _ = pytest_config(_reader(tree, test_files, base), files)
-        tree_tar = base.overlay(tree, touched)
-    wanted = [*task.fail_to_pass, *task.pass_to_pass, *planted.ids]
+        compare = differential != "off" and bool(task.gold_patch.strip())
+        targets = _targets(task, path_dirs, base) if compare or trace else []
+        issue = _plant_issue(task, tree, files, base) if targets else []
+        tree_tar = base.overlay(tree, [*touched, *(i.split("::", 1)[0] for i in issue[:1])])
+    wanted = [*task.fail_to_pass, *task.pass_to_pass, *planted.ids, *issue]
+    files = [*files, *(i.split("::", 1)[0] for i in issue[:1])]
     run = run_in_sandbox(
-        env, settings, tree_tar, files, path_dirs, rotate=rotate, config=config, wanted=wanted
+        env,
+        settings,
+        tree_tar,
+        files,
+        path_dirs,
+        rotate=rotate,
+        config=config,
+        wanted=wanted,
+        trace=targets,
     )
-    return _decide(task, run, planted, flags)
+    judgement = _decide(task, run, planted, flags)
+    if compare and targets and judgement.passed:
+        gold = gold_trace(task, env=env, snapshots=snapshots, settings=settings)
+        required = [*task.fail_to_pass, *issue]
+        _hold_to_gold(judgement, gold, run, required, targets, fail=differential == "fail")
+    return judgement
+
+
+_TARGETS: dict[tuple[str, str], list[Target]] = {}
+
+
+def _targets(task: RepoTask, path_dirs: list[str], base: BaseTree) -> list[Target]:
+    """``traced_modules`` of the task's gold patch, once per process."""
+    key = (hashlib.sha256(task.gold_patch.encode()).hexdigest(), repr(path_dirs))
+    if key not in _TARGETS:
+        _TARGETS[key] = traced_modules(task.gold_patch, path_dirs, base)
+    return _TARGETS[key]
+
+
+def _plant_issue(task: RepoTask, tree: Path, files: Sequence[str], base: BaseTree) -> list[str]:
+    """Write the issue's code blocks as a test module beside the first FAIL_TO_PASS test (its
+    name fixed by the task, so the gold patch's run and every other have the same test ids);
+    the ids of its tests, or none when the issue has no code."""
+    snippets = issue_snippets(task.problem_statement)
+    if not snippets:
+        return []
+    first = (task.fail_to_pass or ("",))[0].split("::", 1)[0]
+    folder = PurePosixPath(first if first in files else files[0]).parent
+    token = hashlib.sha256(task.instance_id.encode()).hexdigest()[:8]
+    path = str(folder / f"test_issue_{token}.py")
+    if base.file(path) is not None or (tree / path).exists():
+        return []
+    (tree / path).write_text(issue_module(snippets), encoding="utf-8")
+    return [f"{path}::test_issue_{k}" for k in range(len(snippets))]
+
+
+def _hold_to_gold(
+    judgement: Judgement,
+    gold: GoldTrace,
+    run: TestRun,
+    required: Sequence[str],
+    targets: Sequence[Target],
+    *,
+    fail: bool,
+) -> None:
+    changed = [name for target in targets for name in target.changed]
+    found = compare_with_gold(gold, run.calls, required, changed)
+    if found.messages:
+        judgement.flags.append(RepoFlag.MESSAGE_DIFFERS_FROM_GOLD)
+    if not found.diverges:
+        if found.messages:
+            judgement.explanation += f"; a message differs from the gold's: {found.describe()}"
+        return
+    judgement.flags.append(RepoFlag.DIVERGES_FROM_GOLD)
+    said = (
+        "behaves unlike the gold patch on the inputs the tests and the issue give: "
+        + found.describe()
+    )
+    if fail:
+        judgement.passed = False
+        judgement.explanation = f"the tests pass, but the patch {said}"
+    else:
+        judgement.explanation += f"; the patch {said}"
+
+
+_GOLD: dict[tuple[str, str, str, str], GoldTrace] = {}
+_GOLD_RUNS = 2
+
+
+def gold_trace(
+    task: RepoTask, *, env: Environment, snapshots: Snapshots, settings: RunSettings
+) -> GoldTrace:
+    """What the tests' calls into the code the gold patch changes come to with the gold patch
+    applied (run twice; calls that differ between the runs are left out), once per process.
+
+    Raises:
+        TaskProblem: the gold patch does not resolve the task here, so nothing can be compared
+            with it.
+    """
+    digest = hashlib.sha256((task.gold_patch + "\0" + task.test_patch).encode()).hexdigest()
+    key = (task.instance_id, digest, str(env.path), settings.isolation)
+    known = _GOLD.get(key)
+    if known is not None:
+        return known
+    runs = []
+    for _ in range(_GOLD_RUNS):
+        judged = judge_patch(
+            task,
+            task.gold_patch,
+            env=env,
+            snapshots=snapshots,
+            settings=settings,
+            enforce=False,
+            canaries=False,
+            trace=True,
+        )
+        if not judged.passed or judged.run is None:
+            raise TaskProblem(
+                "the gold patch does not resolve the task here, so no patch can be compared "
+                f"with it: {judged.explanation}"
+            )
+        runs.append(judged.run.calls)
+    known = _GOLD[key] = GoldTrace.from_runs(runs)
+    return known
 
 
 _REACH_REASON = (
@@ -325,6 +462,7 @@ def run_in_sandbox(
     log_only: bool = False,
     config: str = "[pytest]\n",
     wanted: Sequence[str] = (),
+    trace: Sequence[Target] = (),
 ) -> TestRun:
     """Run the packed tree's tests in this process's sandbox for ``env``."""
     return run_tests(
@@ -340,6 +478,7 @@ def run_in_sandbox(
         log_only=log_only,
         config=config,
         wanted=wanted,
+        trace=[t.as_job() for t in trace],
     )
 
 

@@ -27,8 +27,11 @@ The construction (docs/repo.md argues it):
   reports a test twice or one it never collected, or whose exit status contradicts what it
   reported, is recorded as such (``TestRun.anomalies``) and the verdict is a fail.
 
-What the runner sets, and why: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` (no plugin enters through an
-entry point); ``-p no:cacheprovider`` (nothing read from ``.pytest_cache``); ``HOME`` in the
+What the runner sets, and why: no plugin enters through an entry point (pytest's loader of
+them is replaced before it runs, so no ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` is needed), and no
+``PYTEST_*`` variable is set while the tree's code runs (``PYTEST_VERSION`` removed before the
+first conftest, ``PYTEST_CURRENT_TEST`` never set): code cannot learn from the environment that
+it is under test; ``-p no:cacheprovider`` (nothing read from ``.pytest_cache``); ``HOME`` in the
 scratch directory and a fixed hash seed (a run depends on nothing of the host).
 
 What is left, and what answers it: the runner's process runs the patched code, so that code can
@@ -47,7 +50,7 @@ from typing import Any
 
 from truegrade.sandbox import RunResult, Sandbox
 
-__all__ = ["OUTCOMES", "TestRun", "run_tests"]
+__all__ = ["OUTCOMES", "TestRun", "TracedCall", "run_tests"]
 
 OUTCOMES = ("passed", "failed", "skipped", "xfailed")
 """What a test can come to, as the runner reports it."""
@@ -126,6 +129,7 @@ while live:
     for fd in select.select(list(live), [], [], 1.0)[0] or list(live):
         take(fd)
 tests, dup, errors, exits, collected, garbled, in_tree = {}, [], [], [], None, 0, False
+calls = []
 for line in bytes(got[records_in]).split(b"\\n"):
     if not line:
         continue
@@ -147,6 +151,9 @@ for line in bytes(got[records_in]).split(b"\\n"):
         exits.append(rec[1])
     elif kind == "runner_in_tree":
         in_tree = True
+    elif (kind == "call" and len(rec) == 8 and isinstance(rec[6], dict)
+          and isinstance(rec[7], bool) and all(isinstance(x, str) for x in rec[1:6])):
+        calls.append(rec[1:])
     else:
         garbled += 1
 anomalies = []
@@ -172,8 +179,14 @@ if collected is not None:
 elif tests:
     anomalies.append("tests reported with no collection")
 wanted = job["wanted"]
+asked = {}
+def is_wanted(n):
+    if n not in asked:
+        asked[n] = any(n.startswith(w) for w in wanted)
+    return asked[n]
 account = {
-    "tests": {n: o for n, o in tests.items() if any(n.startswith(w) for w in wanted)},
+    "tests": {n: o for n, o in tests.items() if is_wanted(n)},
+    "calls": [c for c in calls if is_wanted(c[0])],
     "failed": sum(1 for o in tests.values() if o == "failed"),
     "collect_errors": errors[:20],
     "exit": exits[0] if len(exits) == 1 else None,
@@ -191,6 +204,167 @@ writes to its standard output is the only thing the host reads as outcomes."""
 
 _RUNNER = """\
 import json, os, sys
+def install_trace(targets, tests, send, current):
+    import functools, importlib.machinery, inspect, re, reprlib, threading
+    wanted = dict((name, (rel, set(everywhere))) for name, rel, everywhere in targets)
+    address = re.compile("0x[0-9a-fA-F]+")
+    local = threading.local()
+    seen = {}
+    budget = [20000]
+    shorten = reprlib.Repr()
+    shorten.maxstring = shorten.maxother = shorten.maxlong = 240
+    shorten.maxlist = shorten.maxtuple = shorten.maxdict = shorten.maxset = 24
+    shorten.maxfrozenset = shorten.maxdeque = shorten.maxarray = 24
+    shorten.maxlevel = 4
+    sized = (list, tuple, dict, set, frozenset)
+    def show(value):
+        try:
+            if isinstance(value, sized) and len(value) > 24:
+                text = shorten.repr(value)
+            else:
+                text = repr(value)
+                if len(text) > 480:
+                    text = text[:240] + "..." + text[-240:]
+        except Exception:
+            text = "<unrepresentable %s>" % type_name(value)
+        return address.sub("0x?", text)
+    def type_name(value):
+        kind = type(value)
+        return "%s.%s" % (getattr(kind, "__module__", "?"), getattr(kind, "__qualname__", "?"))
+    simple = (bool, int, float, complex, str, bytes)
+    def state_of(obj, home, prefix, out, depth):
+        try:
+            items = sorted(vars(obj).items())
+        except Exception:
+            return
+        for name, value in items:
+            if name.startswith("_") or len(out) >= 32:
+                continue
+            if value is None or type(value) in simple:
+                out[prefix + name] = show(value)
+            elif depth and getattr(type(value), "__module__", None) == home:
+                state_of(value, home, prefix + name + ".", out, depth - 1)
+    def note(keys, key, core, message, after, direct):
+        outcome = (core, message, json.dumps(after, sort_keys=True))
+        if outcome in keys[key][1] or len(keys[key][1]) >= 4:
+            return
+        keys[key][1].add(outcome)
+        budget[0] -= 1
+        send(["call", current[0], key[0], key[1], core, message, after, direct])
+    def wrap(func, filename, method, everywhere):
+        qualname = getattr(func, "__qualname__", func.__name__)
+        home = getattr(func, "__module__", None)
+        inside = not (qualname in everywhere)
+        @functools.wraps(func)
+        def traced(*a, **k):
+            if getattr(local, "busy", False):
+                return func(*a, **k)
+            caller = sys._getframe(1).f_code.co_filename
+            if inside and caller == filename:
+                return func(*a, **k)
+            direct = caller in tests
+            test = seen.get(current[0])
+            if test is None:
+                test = seen[current[0]] = [{}, {}]
+            keys = test[direct]
+            if not direct and (budget[0] <= 0 or len(keys) >= 64):
+                return func(*a, **k)
+            if direct and len(keys) >= 256:
+                return func(*a, **k)
+            local.busy = True
+            try:
+                key = (qualname, show(a) + " " + show(sorted(k.items())))
+                if key not in keys:
+                    keys[key] = [0, set()]
+                keys[key][0] += 1
+                again = keys[key][0] > 2
+            finally:
+                local.busy = False
+            if again:
+                return func(*a, **k)
+            try:
+                result = func(*a, **k)
+            except BaseException as exc:
+                local.busy = True
+                try:
+                    note(keys, key, "raise " + type_name(exc), show(str(exc)), {}, direct)
+                finally:
+                    local.busy = False
+                raise
+            local.busy = True
+            try:
+                after = {}
+                if method and a:
+                    state_of(a[0], home, "", after, 1)
+                shown = "return %s %s" % (type_name(result), show(result))
+                note(keys, key, shown, "", after, direct)
+            finally:
+                local.busy = False
+            return result
+        return traced
+    def owned(func, filename):
+        code = getattr(func, "__code__", None)
+        return code is not None and code.co_filename == filename
+    def instrument_class(cls, filename, everywhere, depth, done):
+        if id(cls) in done:
+            return
+        done.add(id(cls))
+        for name, value in list(vars(cls).items()):
+            if name.startswith("__") and name not in ("__init__", "__call__"):
+                continue
+            try:
+                if inspect.isfunction(value) and owned(value, filename):
+                    setattr(cls, name, wrap(value, filename, True, everywhere))
+                elif isinstance(value, staticmethod) and owned(value.__func__, filename):
+                    wrapped = wrap(value.__func__, filename, False, everywhere)
+                    setattr(cls, name, staticmethod(wrapped))
+                elif isinstance(value, classmethod) and owned(value.__func__, filename):
+                    wrapped = wrap(value.__func__, filename, False, everywhere)
+                    setattr(cls, name, classmethod(wrapped))
+                elif isinstance(value, property) and owned(value.fget, filename):
+                    wrapped = wrap(value.fget, filename, False, everywhere)
+                    setattr(cls, name, property(wrapped, value.fset, value.fdel, value.__doc__))
+                elif inspect.isclass(value) and depth < 2 and value.__module__ == cls.__module__:
+                    instrument_class(value, filename, everywhere, depth + 1, done)
+            except (AttributeError, TypeError, ValueError):
+                pass
+    def instrument(module, filename, everywhere):
+        done = set()
+        classes = set(q.split(".")[0] for q in everywhere if "." in q)
+        for name, value in list(vars(module).items()):
+            if inspect.isfunction(value) and owned(value, filename):
+                setattr(module, name, wrap(value, filename, False, everywhere))
+            elif inspect.isclass(value) and value.__module__ == module.__name__:
+                if name in classes or not everywhere:
+                    instrument_class(value, filename, everywhere, 0, done)
+    class Loader(object):
+        def __init__(self, inner, filename, everywhere):
+            self.inner = inner
+            self.filename = filename
+            self.everywhere = everywhere
+        def create_module(self, spec):
+            return self.inner.create_module(spec)
+        def exec_module(self, module):
+            self.inner.exec_module(module)
+            instrument(module, self.filename, self.everywhere)
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+    root = os.path.realpath(os.getcwd())
+    class Finder(object):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname not in wanted:
+                return None
+            rel, everywhere = wanted[fullname]
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is None or spec.loader is None or not spec.origin:
+                return None
+            if os.path.realpath(spec.origin) != os.path.join(root, rel):
+                return None
+            spec.loader = Loader(spec.loader, spec.origin, everywhere)
+            return spec
+        def invalidate_caches(self):
+            pass
+    sys.meta_path.insert(0, Finder())
 def main():
     del sys.path[0]
     args = json.loads(sys.argv.pop(1))
@@ -203,9 +377,16 @@ def main():
         sys.path.extend(args["path"])
         import pytest
         in_tree = True
+    import _pytest.config
+    import _pytest.runner
+    # nothing of the run tells code that it is under test: no plugin is loaded by entry point
+    # (without the variable that says so), and no PYTEST_* variable is set while tests run
+    _pytest.config.PytestPluginManager.load_setuptools_entrypoints = lambda *a, **k: 0
+    _pytest.runner._update_current_test_var = lambda item, when: None
     for name in args["plugins"]:
         importlib.import_module(name)
     FD = args["fd"]
+    CURRENT = [""]
     def send(record):
         data = (json.dumps(record) + "\\n").encode("utf-8")
         while data:
@@ -213,9 +394,16 @@ def main():
     class Account(object):
         def __init__(self):
             self.pending = {}
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_load_initial_conftests(self, early_config, parser, args):
+            os.environ.pop("PYTEST_VERSION", None)
         def pytest_collectreport(self, report):
             if report.failed:
                 send(["collect_error", report.nodeid])
+        def pytest_runtest_logstart(self, nodeid, location):
+            CURRENT[0] = nodeid
+        def pytest_runtest_logfinish(self, nodeid, location):
+            CURRENT[0] = ""
         def pytest_collection_finish(self, session):
             send(["collected", [item.nodeid for item in session.items]])
         def pytest_runtest_logreport(self, report):
@@ -235,6 +423,9 @@ def main():
     if in_tree:
         send(["runner_in_tree"])
     plugins = [Account()] + ([Rotation()] if args["rotate"] else [])
+    if args.get("trace"):
+        tests = set(os.path.join(os.getcwd(), f) for f in args["tests"])
+        install_trace(args["trace"], tests, send, CURRENT)
     sys.path.extend(args["path"])
     os.environ["PYTHONPATH"] = os.pathsep.join(args["path"])
     code = int(pytest.main(args["argv"], plugins=plugins))
@@ -273,6 +464,41 @@ _LOG_CAP = 256 << 10
 _RECORD_CAP = 32 << 20
 
 
+@dataclass(frozen=True)
+class TracedCall:
+    """One call into a traced module, from outside it, as the runner recorded it.
+
+    ``arguments`` and the value in ``outcome`` are ``repr`` shortened (``reprlib``) with memory
+    addresses blanked; ``outcome`` is ``return <type> <repr>`` or ``raise <type>``; ``message``
+    the exception's text; ``state`` the public attributes of the instance a method was called
+    on, after the call (and theirs, one level down); ``direct`` whether a test file made the
+    call.
+    """
+
+    test: str
+    function: str
+    arguments: str
+    outcome: str
+    message: str
+    state: tuple[tuple[str, str], ...] = ()
+    direct: bool = False
+
+    @staticmethod
+    def valid(raw: Any) -> bool:
+        return (
+            isinstance(raw, list)
+            and len(raw) == 7
+            and all(isinstance(x, str) for x in raw[:5])
+            and isinstance(raw[5], dict)
+            and isinstance(raw[6], bool)
+        )
+
+    @classmethod
+    def read(cls, raw: list[Any]) -> TracedCall:
+        state = tuple(sorted((str(k), str(v)) for k, v in raw[5].items()))
+        return cls(raw[0], raw[1], raw[2], raw[3], raw[4], state, raw[6])
+
+
 @dataclass
 class TestRun:
     """What one run of the tests came to, as the keeper accounted for it.
@@ -303,6 +529,8 @@ class TestRun:
     collection_errors: list[str] = field(default_factory=list)
     runner_in_tree: bool = False
     """The environment had no pytest: the runner is the tree's own (pytest's repository)."""
+    calls: list[TracedCall] = field(default_factory=list)
+    """Calls into the traced modules from outside them, during the wanted tests (``trace``)."""
 
     @property
     def output(self) -> str:
@@ -334,6 +562,7 @@ def _read_account(text: str, run: TestRun) -> None:
     run.anomalies = [str(a) for a in account.get("anomalies") or []]
     run.collection_errors = [str(e) for e in account.get("collect_errors") or []]
     run.runner_in_tree = account.get("runner_in_tree") is True
+    run.calls = [TracedCall.read(c) for c in account.get("calls") or [] if TracedCall.valid(c)]
     run.reported = True
 
 
@@ -351,6 +580,7 @@ def run_tests(
     config: str = "[pytest]\n",
     wanted: Sequence[str] = (),
     log_only: bool = False,
+    trace: Sequence[Sequence[Any]] = (),
 ) -> TestRun:
     """Run pytest on ``files`` of the packed tree with the venv's ``python``, in ``box``.
 
@@ -358,7 +588,11 @@ def run_tests(
     ``config`` the pytest configuration the grader wrote (``pytest_config``); ``wanted`` the
     test ids whose outcomes the account carries. ``log_only`` runs the tests as SWE-bench's
     harness does (``-rA``, plugins autoloaded, the tree first on ``sys.path``, no account:
-    the outcomes are then only in the printed log, ``TestRun.log``).
+    the outcomes are then only in the printed log, ``TestRun.log``). ``trace`` names modules
+    (``[module name, path in the tree, [qualified names]]``) whose functions and methods are
+    wrapped as they are imported, so each call into them from outside them, and every call of
+    the named ones, is recorded (``TestRun.calls``) with its arguments and outcome: the
+    differential check against the gold patch.
     """
     token = secrets.token_hex(8)
     # the scratch directory's path is the keeper's working directory, whatever the isolation
@@ -382,7 +616,6 @@ def run_tests(
         sandbox_files = {"tree.tar": tree_tar, "run.py": _NAIVE_RUNNER.encode()}
         keep = ["run.py"]
     else:
-        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         env["PYTHONNOUSERSITE"] = "1"
         pytest_argv = ["-c", f"@scratch@/g{token}.ini", f"--rootdir={tree}", f"--confcutdir={tree}"]
         pytest_argv += ["-p", "no:cacheprovider", "--import-mode=append", "-q", "--color=no"]
@@ -398,6 +631,8 @@ def run_tests(
                 "plugins": list(plugins),
                 "path": python_path,
                 "rotate": int(rotate),
+                "trace": [list(t) for t in trace],
+                "tests": list(files),
             },
             "own_namespace": box.sandboxed,
             "wanted": sorted(set(wanted)),

@@ -46,6 +46,8 @@ class RepoTask(BaseModel):
     """Test ids that pass at the base commit and must still pass."""
     gold_patch: str = ""
     """The reference solution (``patch``), when the row has one."""
+    problem_statement: str = ""
+    """The issue the patch resolves; its code blocks are inputs of the differential check."""
     version: str | None = None
     environment_setup_commit: str | None = None
     """The commit whose dependencies the environment is built from (SWE-bench)."""
@@ -115,6 +117,7 @@ def read_task(row: Mapping[str, Any]) -> RepoTask:
         fail_to_pass=fail_to_pass,
         pass_to_pass=_test_ids(row, "PASS_TO_PASS", where),
         gold_patch=_text(row, "patch", where, required=False) or "",
+        problem_statement=_text(row, "problem_statement", where, required=False) or "",
         version=_text(row, "version", where, required=False),
         environment_setup_commit=_text(row, "environment_setup_commit", where, required=False),
     )
