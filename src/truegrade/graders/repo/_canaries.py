@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 import secrets
 from collections.abc import Sequence
@@ -415,21 +416,33 @@ def _sources(path: str, tree: ast.Module, preferred: Sequence[str]) -> list[tupl
     return chosen + single + [o for o in shuffled if o not in single]
 
 
+@functools.lru_cache(maxsize=32)
+def _read(text: str) -> tuple[ast.Module, list[str], frozenset[str]] | None:
+    """A test file's syntax tree, its lines as the parser counts them (not ``str.splitlines``)
+    and the names it defines; once per text (every grade of a task plants in the same files,
+    and nothing here changes the tree)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names = frozenset(
+        n.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    )
+    return tree, _LINE_ENDS.split(text), names
+
+
 def _plant_in_file(
     path: str, text: str, preferred: Sequence[str]
 ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]]] | None:
     """The file's text with canaries, its mutants and its twins; None when no test of it could
     be copied."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    read = _read(text)
+    if read is None:
         return None
-    lines = _LINE_ENDS.split(text)  # as the parser counts lines (not str.splitlines)
-    taken = {
-        n.name
-        for n in ast.walk(tree)
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    }
+    tree, lines, names = read
+    taken = set(names)
     inserts: list[_Insert] = []
     mutants: list[tuple[str, str]] = []
     twins: list[tuple[str, str]] = []

@@ -4,11 +4,15 @@ what those same tests do to the code the gold patch changes.
 A task's tests are a loose specification: a patch can make them pass while the code they
 exercise behaves differently from the reference fix (a ``pytest.raises`` that a metaclass
 satisfies, a ``str`` whose ``==`` is always true, a wrong error type the test never looks at).
-So, with the task's own tests as the inputs, the grader records what crosses the *boundary* of
-each module the gold patch changes: every call into one of its functions or methods made from
-outside the module (the tests themselves, or the rest of the library), with its arguments, what
-it returned (type and ``repr``) or raised (type, and the message apart), and the public
-attributes of the instance a method ran on. The gold patch is recorded the same way twice; a
+So, with the task's own tests and the code blocks of its issue (``issue_snippets``) as the
+inputs, the grader records what crosses the *boundary* of each module the gold patch changes:
+every call made from outside the module into one of its functions, or into a method of a class
+holding a change (every class when the change is outside any function), and every call of a
+function the gold patch changes, with its arguments, what it returned (type and ``repr``) or
+raised (type, and the message apart), and the plain-valued public attributes of the instance a
+method ran on (and of its attributes that are objects of the same module). Only the classes the
+gold patch changes are wrapped, so the recording costs little where a module is large. The gold
+patch is recorded the same way twice; a
 call whose outcome differs between those two runs, or between two calls with the same arguments
 in one test, is left out (it depends on something other than the fix). Then:
 

@@ -245,7 +245,7 @@ def install_trace(targets, tests, send, current):
             elif depth and getattr(type(value), "__module__", None) == home:
                 state_of(value, home, prefix + name + ".", out, depth - 1)
     def note(keys, key, core, message, after, direct):
-        outcome = (core, message, json.dumps(after, sort_keys=True))
+        outcome = (core, message, tuple(sorted(after.items())))
         if outcome in keys[key][1] or len(keys[key][1]) >= 4:
             return
         keys[key][1].add(outcome)
@@ -382,6 +382,9 @@ def main():
     # nothing of the run tells code that it is under test: no plugin is loaded by entry point
     # (without the variable that says so), and no PYTEST_* variable is set while tests run
     _pytest.config.PytestPluginManager.load_setuptools_entrypoints = lambda *a, **k: 0
+    def no_plugins_to_mark(self, hook, *rest, **named):
+        self.pluginmanager.rewrite_hook = hook
+    _pytest.config.Config._mark_plugins_for_rewrite = no_plugins_to_mark
     _pytest.runner._update_current_test_var = lambda item, when: None
     for name in args["plugins"]:
         importlib.import_module(name)

@@ -166,22 +166,31 @@ class BaseTree:
         an uncompressed tar for the sandbox; without bytecode (``.pyc``, ``.pyo``, anything
         under ``__pycache__``), which Python would run instead of, or without, a source."""
         replaced = set(touched)
+        # the base's own members are copied as the bytes they are in its tar (headers and
+        # data, extended headers included), the touched paths written after them
+        kept = [self.data[start:end] for name, start, end in self._spans if name not in replaced]
         buffer = io.BytesIO()
-        with (
-            tarfile.open(fileobj=io.BytesIO(self.data)) as base,
-            tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as out,
-        ):
-            for member in base.getmembers():
-                if member.name.rstrip("/") in replaced or _bytecode(member.name):
-                    continue
-                out.addfile(member, base.extractfile(member) if member.isfile() else None)
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as out:
             for path in sorted(replaced):
                 local = work / path
                 if _bytecode(path):
                     continue
                 if local.is_symlink() or local.is_file():
                     out.add(local, arcname=path, recursive=False)
-        return buffer.getvalue()
+            added = buffer.getvalue()[: out.offset]  # without the end-of-archive blocks
+        return b"".join(kept) + added + bytes(2 * tarfile.BLOCKSIZE)
+
+    @functools.cached_property
+    def _spans(self) -> list[tuple[str, int, int]]:
+        """``(name, start, end)`` of each member's bytes in the base tar, bytecode left out."""
+        spans = []
+        for member in self.members.values():
+            if _bytecode(member.name):
+                continue
+            size = member.size if member.isfile() else 0
+            blocks = -(-size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+            spans.append((member.name.rstrip("/"), member.offset, member.offset_data + blocks))
+        return sorted(spans, key=lambda span: span[1])
 
 
 def _bytecode(path: str) -> bool:
