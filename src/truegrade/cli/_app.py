@@ -92,6 +92,11 @@ _COMMANDS = {
         "Check the checks: lint rubrics, meta-evaluate criterion evaluators against experts, "
         "aggregate rubric scores.",
     ),
+    "review": LazyCommand(
+        "truegrade.cli._review:review_app",
+        "Experts label items blind, argue with the grader, and watch agreement move (a local "
+        "web app).",
+    ),
 }
 
 

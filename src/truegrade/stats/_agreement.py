@@ -1,4 +1,5 @@
-"""How well a grader agrees with labels: Cohen's kappa, macro-F1, AUROC, calibration error.
+"""How well a grader agrees with labels, and raters with each other: Cohen's kappa, macro-F1,
+AUROC, calibration error; Fleiss' kappa and Krippendorff's alpha for several raters.
 
 These meta-evaluate a grader (an LLM judge against physicians, a cheap checker against a strict
 one). Point estimates equal scikit-learn's; intervals come from the shared cluster bootstrap when
@@ -10,7 +11,7 @@ AUROC: DeLong et al. 1988).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +26,14 @@ from truegrade.stats._bootstrap import (
 )
 from truegrade.stats._estimate import Estimate, as_float_array, cluster_codes, normal_quantile
 
-__all__ = ["auroc", "calibration_error", "cohen_kappa", "macro_f1"]
+__all__ = [
+    "auroc",
+    "calibration_error",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "macro_f1",
+]
 
 
 def _label_codes(
@@ -312,3 +320,168 @@ def calibration_error(
         totals, lambda t: _ece_from_totals(t, n_bins), n_resamples=n_resamples, seed=seed
     )
     return boot.estimate(0, n=p.size, confidence=confidence, what=f"{n_bins} equal-width bins")
+
+
+def _rating_table(
+    ratings: Sequence[Sequence[Any]],
+) -> tuple[NDArray[np.float64], list[Any]]:
+    """Units x categories counts from a units x raters matrix (None or NaN: not rated)."""
+    values: set[Any] = set()
+    rows: list[list[Any]] = []
+    for unit in ratings:
+        given = [v for v in unit if not _missing(v)]
+        rows.append(given)
+        values.update(given)
+    try:
+        categories = sorted(values)
+    except TypeError:
+        categories = sorted(values, key=repr)
+    index = {c: i for i, c in enumerate(categories)}
+    table = np.zeros((len(rows), len(categories)), dtype=np.float64)
+    for u, given in enumerate(rows):
+        for v in given:
+            table[u, index[v]] += 1
+    return table, categories
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _fleiss_totals(table: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per unit: ``[P_i, 1, n_i1 ... n_iC, n_i]`` (units with fewer than two ratings: zeros)."""
+    n = table.sum(axis=1)
+    rated = n >= 2
+    agree = np.zeros(len(table))
+    agree[rated] = (table[rated] * (table[rated] - 1)).sum(axis=1) / (n[rated] * (n[rated] - 1))
+    out = np.zeros((len(table), table.shape[1] + 3))
+    out[rated, 0] = agree[rated]
+    out[rated, 1] = 1
+    out[rated, 2:-1] = table[rated]
+    out[rated, -1] = n[rated]
+    return out
+
+
+def _fleiss_from_totals(totals: NDArray[np.float64]) -> NDArray[np.float64]:
+    t = np.atleast_2d(totals)
+    observed = t[:, 0] / t[:, 1]
+    shares = t[:, 2:-1] / t[:, -1:]
+    expected = (shares**2).sum(axis=1)
+    out: NDArray[np.float64] = (observed - expected) / (1 - expected)
+    return out
+
+
+def fleiss_kappa(
+    ratings: Sequence[Sequence[Any]],
+    clusters: Sequence[Hashable] | None = None,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Estimate:
+    """Fleiss' kappa: agreement of several raters per unit beyond chance.
+
+    ``ratings`` is a units x raters matrix (``None`` where a rater did not rate the unit);
+    units with fewer than two ratings are left out. Each unit's agreement is the share of its
+    rater pairs that agree, ``P_i = sum_j n_ij (n_ij - 1) / (n_i (n_i - 1))``; chance is
+    ``sum_j p_j^2`` over the pooled category shares. With the same number of raters on every
+    unit this is Fleiss (1971), as ``statsmodels.stats.inter_rater.fleiss_kappa`` computes it;
+    with varying numbers, each unit's agreement over its own pairs. The interval is a bootstrap
+    over units (over ``clusters`` when given: several units of one prompt are not independent).
+
+    Examples:
+        >>> round(fleiss_kappa([[1, 1, 1], [0, 0, 1], [0, 0, 0], [1, 0, 1]]).estimate, 4)
+        0.3333
+    """
+    return _among_raters(
+        ratings,
+        clusters,
+        _fleiss_totals,
+        lambda t, c: _fleiss_from_totals(t),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def _coincidences(table: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per unit, its coincidence matrix flattened (``C*C``): ``n_uc (n_uk - [c == k]) / (m_u -
+    1)``, zeros for units with fewer than two ratings (they hold no pairable value)."""
+    m = table.sum(axis=1)
+    c = table.shape[1]
+    out = np.zeros((len(table), c * c))
+    rated = m >= 2
+    pairs = table[rated, :, None] * table[rated, None, :]
+    pairs -= np.eye(c)[None] * table[rated, :, None]
+    out[rated] = (pairs / (m[rated] - 1)[:, None, None]).reshape(-1, c * c)
+    return out
+
+
+def _alpha_from_totals(totals: NDArray[np.float64], c: int) -> NDArray[np.float64]:
+    o = np.atleast_2d(totals).reshape(-1, c, c)
+    n_c = o.sum(axis=2)
+    n = n_c.sum(axis=1)
+    observed = o.sum(axis=(1, 2)) - np.trace(o, axis1=1, axis2=2)
+    expected = (n * n - (n_c * n_c).sum(axis=1)) / (n - 1)
+    out: NDArray[np.float64] = 1 - observed / expected
+    return out
+
+
+def krippendorff_alpha(
+    ratings: Sequence[Sequence[Any]],
+    clusters: Sequence[Hashable] | None = None,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Estimate:
+    """Krippendorff's alpha for nominal labels, with missing ratings.
+
+    ``ratings`` is a units x raters matrix (``None`` where a rater did not rate the unit).
+    ``alpha = 1 - D_o / D_e`` from the coincidence matrix of the values paired within units
+    (Krippendorff 2011, nominal metric): units with one rating carry no pair and count for
+    nothing. Equal to the ``krippendorff`` package's ``alpha(..., level_of_measurement=
+    "nominal")``. The interval is a bootstrap over units (over ``clusters`` when given).
+
+    Examples:
+        >>> round(krippendorff_alpha([[1, 1, None], [0, 0, 1], [0, None, 0]]).estimate, 4)
+        0.5
+    """
+    return _among_raters(
+        ratings,
+        clusters,
+        _coincidences,
+        _alpha_from_totals,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def _among_raters(
+    ratings: Sequence[Sequence[Any]],
+    clusters: Sequence[Hashable] | None,
+    per_unit: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    statistic: Callable[[NDArray[np.float64], int], NDArray[np.float64]],
+    *,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+) -> Estimate:
+    """An agreement statistic of several raters from per-unit totals, bootstrapped over units
+    (or clusters): units with fewer than two ratings left out, one category only undefined."""
+    table, categories = _rating_table(ratings)
+    kept = table.sum(axis=1) >= 2
+    n = int(kept.sum())
+    if n == 0:
+        return Estimate.undefined("no unit has two ratings", n=0, clusters=0, confidence=confidence)
+    given = None if clusters is None else [k for k, ok in zip(clusters, kept, strict=True) if ok]
+    codes, g = cluster_codes(given, n)
+    totals = cluster_totals(codes, g, per_unit(table)[kept])
+    c = len(categories)
+    if c < 2:
+        return Estimate.undefined(
+            "undefined: every rating is one same category", n=n, clusters=g, confidence=confidence
+        )
+    boot = cluster_bootstrap(totals, lambda t: statistic(t, c), n_resamples=n_resamples, seed=seed)
+    return boot.estimate(0, n=n, confidence=confidence)

@@ -1,0 +1,131 @@
+"""``truegrade review``: the experts' review app and every action of it from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from truegrade.cli._common import err_console, fail, out_console, user_errors
+
+__all__ = ["review_app"]
+
+review_app = typer.Typer(
+    help="Experts label items blind, argue with the grader, and watch agreement move (a local "
+    "web app).",
+    no_args_is_help=True,
+)
+
+ProjectArg = Annotated[Path, typer.Argument(help="The project's directory.")]
+
+
+@review_app.command("init")
+def init_command(
+    project: ProjectArg,
+    data: Annotated[Path, typer.Option(help="Rows: HealthBench meta-eval, or responses.")],
+    rubric: Annotated[Path | None, typer.Option(help="A rubric file shared by every item.")] = None,
+) -> None:
+    """Make a project from data (HealthBench meta-eval rows, or responses with rubrics)."""
+    from truegrade.review import init_project
+
+    with user_errors():
+        store = init_project(project, data=data, rubric=rubric)
+    items = len(store.items())
+    experts = len(store.users("expert"))
+    out_console.print(f"{project}: {items} items, {experts} experts imported")
+
+
+@review_app.command("user")
+def user_command(
+    project: ProjectArg,
+    name: Annotated[str, typer.Argument(help="The user's name.")],
+    role: Annotated[str, typer.Option(help="expert, viewer or admin.")] = "expert",
+    password: Annotated[
+        str | None,
+        typer.Option(
+            envvar="TRUEGRADE_REVIEW_PASSWORD",
+            help="Their password (or TRUEGRADE_REVIEW_PASSWORD; asked for when neither).",
+        ),
+    ] = None,
+) -> None:
+    """Add a user (an expert, a viewer or an admin)."""
+    from truegrade.review import ReviewStore
+
+    secret = password or typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    with user_errors():
+        ReviewStore(project).add_user(name, role, secret)
+    out_console.print(f"{name} ({role}) added")
+
+
+@review_app.command("label")
+def label_command(
+    project: ProjectArg,
+    expert: Annotated[str, typer.Option(help="The expert labelling.")],
+    item: Annotated[str, typer.Option(help="The item's id.")],
+    criterion: Annotated[str, typer.Option(help="The criterion's key.")],
+    met: Annotated[bool, typer.Option("--met/--not-met", help="The label.")],
+    reason: Annotated[str, typer.Option(help="Why.")] = "",
+) -> None:
+    """Label one criterion of one item as an expert (what the app's buttons do)."""
+    from truegrade.review import ReviewStore
+
+    with user_errors():
+        store = ReviewStore(project)
+        user = store.user(expert)
+        if user is None:
+            fail(f"no user {expert!r}")
+        found = {i.key: i for i in store.items()}.get(item)
+        if found is None:
+            fail(f"no item {item!r}")
+        match = [c for c in store.criteria(found.id) if c.key == criterion]
+        if not match:
+            fail(f"item {item!r} has no current criterion {criterion!r}")
+        try:
+            store.set_label(user, found.id, match[0].id, met, reason)
+        except PermissionError as exc:
+            fail(str(exc))
+    out_console.print("saved")
+
+
+@review_app.command("export")
+def export_command(
+    project: ProjectArg,
+    out: Annotated[Path, typer.Option(help="The directory to write the export into.")],
+) -> None:
+    """Export the rubric, labels, verdicts, the meta-eval file and agreement.json."""
+    from truegrade.review import ReviewStore, export_project
+
+    with user_errors():
+        written = export_project(ReviewStore(project), out)
+    for path in written:
+        out_console.print(str(path))
+
+
+@review_app.command("serve")
+def serve_command(
+    project: ProjectArg,
+    port: Annotated[int, typer.Option(help="The port.")] = 8765,
+    host: Annotated[str, typer.Option(help="The address (loopback unless --allow-remote).")] = (
+        "127.0.0.1"
+    ),
+    allow_remote: Annotated[
+        bool, typer.Option(help="Listen beyond this machine (needs an admin with a password).")
+    ] = False,
+) -> None:
+    """Serve the review app (127.0.0.1 unless --allow-remote)."""
+    import uvicorn
+
+    from truegrade.review import ReviewStore, create_review_app
+
+    loopback = host in ("127.0.0.1", "::1", "localhost")
+    with user_errors():
+        store = ReviewStore(project)
+        if not loopback:
+            if not allow_remote:
+                fail(f"{host} is not loopback: pass --allow-remote to listen beyond this machine")
+            if not store.users("admin"):
+                fail("--allow-remote needs an admin with a password (truegrade review user)")
+        app = create_review_app(project)
+    err_console.print(f"truegrade review: http://{host}:{port}/")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

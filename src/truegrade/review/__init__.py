@@ -1,0 +1,45 @@
+"""``truegrade review``: a local web app where domain experts label items blind, argue with the
+grader, and watch agreement between them and the grader move.
+
+A project is one directory holding one SQLite file (``ReviewStore``). ``init_project`` makes
+it from data as published (HealthBench's meta-evaluation rows, or responses with rubrics);
+``grade_project`` adds the rubric grader's verdicts; ``agreement`` computes every number, each
+with its rule; ``export_project`` writes the rubric, the labels, the verdicts, the meta-eval
+file ``truegrade rubric meta`` reads and ``agreement.json``; ``create_review_app`` is the web
+app (FastAPI, pages rendered on the server; see ``docs/review.md``).
+"""
+
+from truegrade.review._app import ROUTES, create_review_app
+from truegrade.review._numbers import RULES, Unit, agreement, units
+from truegrade.review._project import EXPORT_FILES, export_project, grade_project, init_project
+from truegrade.review._store import (
+    ROLES,
+    SCHEMA_VERSION,
+    Criterion,
+    Item,
+    Label,
+    ReviewStore,
+    ReviewVerdict,
+    User,
+)
+
+__all__ = [
+    "EXPORT_FILES",
+    "ROLES",
+    "ROUTES",
+    "RULES",
+    "SCHEMA_VERSION",
+    "Criterion",
+    "Item",
+    "Label",
+    "ReviewStore",
+    "ReviewVerdict",
+    "Unit",
+    "User",
+    "agreement",
+    "create_review_app",
+    "export_project",
+    "grade_project",
+    "init_project",
+    "units",
+]

@@ -1,0 +1,255 @@
+"""The review web app: FastAPI rendering HTML on the server (Jinja2), one SQLite file per project.
+
+Why this stack: FastAPI and Jinja2 are already what truegrade's server runs on; pages rendered on
+the server need no build step and no node, and keep every decision (what an expert may see) on
+the server, where it can be tested over HTTP. The one script (``static/review.js``: keyboard
+shortcuts, the dashboard's refresh) is a file of the package, served from the app itself: no
+CDN, and a Content-Security-Policy that allows no inline script.
+
+What the server enforces, not the page:
+
+* **Blind labelling.** On an item's page an expert gets, for each criterion they have not
+  labelled yet, neither the grader's verdict nor another expert's label: they are not in the
+  HTTP response at all. Once they label it, both are shown, with a way to say the grader is
+  wrong and why.
+* **Roles.** ``expert`` labels; ``viewer`` reads items (unblinded), numbers and drill-downs;
+  ``admin`` as a viewer, and manages the project. Each route names the roles it admits; any
+  other gets 403 (``ROUTES`` is the matrix, tested cell by cell).
+* **Sessions and CSRF.** A session cookie (HttpOnly, SameSite=Strict) whose token is stored
+  hashed; every write carries the session's CSRF token in its form, checked on the server.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from truegrade.core import DataError
+from truegrade.review._numbers import agreement, units
+from truegrade.review._store import ReviewStore, User
+
+__all__ = ["ROUTES", "create_review_app"]
+
+_HERE = Path(__file__).parent
+COOKIE = "truegrade_review"
+ROUTES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("GET", "/"): ("expert", "viewer", "admin"),
+    ("GET", "/items/{item_id}"): ("expert", "viewer", "admin"),
+    ("POST", "/items/{item_id}/labels"): ("expert",),
+    ("GET", "/dashboard"): ("expert", "viewer", "admin"),
+    ("GET", "/agreement.json"): ("viewer", "admin"),
+    ("GET", "/drill"): ("viewer", "admin"),
+    ("GET", "/events"): ("admin",),
+}
+"""(method, path) -> the roles admitted; every other role gets 403. Experts see the dashboard's
+overall numbers, but not the per-item drill-down (it would show other experts' labels of items
+they have not labelled)."""
+
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI:
+    """The app of the project in ``project`` (a directory made by ``truegrade review init``)."""
+    store = ReviewStore(project)
+    templates = Environment(
+        loader=FileSystemLoader(_HERE / "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
+    app = FastAPI(title="truegrade review", docs_url=None, redoc_url=None, openapi_url=None)
+    app.mount("/static", StaticFiles(directory=_HERE / "static"), name="static")
+    app.state.store = store
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Callable[[Request], Any]) -> Response:
+        response: Response = await call_next(request)
+        response.headers["Content-Security-Policy"] = _CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def page(name: str, request: Request, **context: Any) -> HTMLResponse:
+        who = _who(request, store)
+        body = templates.get_template(name).render(
+            user=who[0] if who else None,
+            csrf=who[1] if who else "",
+            project=store.meta("name", "review"),
+            **context,
+        )
+        return HTMLResponse(body)
+
+    def admit(request: Request, method: str, route: str) -> tuple[User, str]:
+        who = _who(request, store)
+        if who is None:
+            raise HTTPException(status_code=401, detail="log in first")
+        if who[0].role not in ROUTES[(method, route)]:
+            raise HTTPException(status_code=403, detail=f"a {who[0].role} may not do this")
+        return who
+
+    def check_csrf(given: str, expected: str) -> None:
+        if not given or not hmac.compare_digest(given, expected):
+            raise HTTPException(status_code=403, detail="the form's CSRF token is missing or wrong")
+
+    @app.exception_handler(HTTPException)
+    async def problem(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 401 and "text/html" in request.headers.get("accept", ""):
+            return RedirectResponse("/login", status_code=303)
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_page(request: Request) -> HTMLResponse:
+        return page("login.j2", request, failed=False)
+
+    @app.post("/login")
+    def login(request: Request, name: str = Form(...), password: str = Form(...)) -> Response:
+        made = store.login(name, password)
+        if made is None:
+            response = page("login.j2", request, failed=True)
+            response.status_code = 401
+            return response
+        token, _ = made
+        redirect = RedirectResponse("/", status_code=303)
+        redirect.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return redirect
+
+    @app.post("/logout")
+    def logout(request: Request, csrf: str = Form("")) -> Response:
+        who = _who(request, store)
+        if who is not None:
+            check_csrf(csrf, who[1])
+            store.logout(request.cookies.get(COOKIE, ""))
+        redirect = RedirectResponse("/login", status_code=303)
+        redirect.delete_cookie(COOKIE)
+        return redirect
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> HTMLResponse:
+        user, _ = admit(request, "GET", "/")
+        mine = {(lb.item_id, lb.criterion_id) for lb in store.labels(user=user.name)}
+        rows = []
+        per_item: dict[int, list[int]] = {}
+        for item, criterion in store.pairs():
+            per_item.setdefault(item.id, []).append(int((item.id, criterion.id) in mine))
+        for item in store.items():
+            done = per_item.get(item.id, [])
+            rows.append({"item": item, "done": sum(done), "total": len(done)})
+        return page("home.j2", request, rows=rows)
+
+    @app.get("/items/{item_id}", response_class=HTMLResponse)
+    def item_page(request: Request, item_id: int) -> HTMLResponse:
+        user, _ = admit(request, "GET", "/items/{item_id}")
+        item = store.item(item_id)
+        if item is None:
+            raise HTTPException(status_code=404, detail=f"no item {item_id}")
+        verdicts = store.verdicts()
+        labels = store.labels(item_id=item_id)
+        criteria = []
+        for criterion in store.criteria(item_id):
+            own = next(
+                (lb for lb in labels if lb.criterion_id == criterion.id and lb.user == user.name),
+                None,
+            )
+            # blind: what others said is sent only once this expert has said their own
+            sees = user.role != "expert" or own is not None
+            verdict = verdicts.get((item_id, criterion.id)) if sees else None
+            others = (
+                [lb for lb in labels if lb.criterion_id == criterion.id and lb.user != user.name]
+                if sees
+                else []
+            )
+            criteria.append(
+                {
+                    "criterion": criterion,
+                    "own": own,
+                    "verdict": verdict,
+                    "others": others,
+                    "sees": sees,
+                }
+            )
+        ids = [i.id for i in store.items()]
+        at = ids.index(item_id)
+        return page(
+            "item.j2",
+            request,
+            item=item,
+            criteria=criteria,
+            previous=ids[at - 1] if at > 0 else None,
+            next=ids[at + 1] if at + 1 < len(ids) else None,
+        )
+
+    @app.post("/items/{item_id}/labels")
+    def label(
+        request: Request,
+        item_id: int,
+        criterion_id: int = Form(...),
+        met: str = Form(...),
+        reason: str = Form(""),
+        disputes_grader: str = Form(""),
+        csrf: str = Form(""),
+    ) -> Response:
+        user, expected = admit(request, "POST", "/items/{item_id}/labels")
+        check_csrf(csrf, expected)
+        if met not in ("met", "not_met"):
+            raise HTTPException(status_code=422, detail="'met' must be 'met' or 'not_met'")
+        try:
+            store.set_label(
+                user,
+                item_id,
+                criterion_id,
+                met == "met",
+                reason,
+                disputes_grader=disputes_grader == "yes",
+            )
+        except DataError as exc:
+            raise HTTPException(status_code=422, detail=str(exc)) from None
+        if "text/html" in request.headers.get("accept", ""):
+            return RedirectResponse(f"/items/{item_id}#c{criterion_id}", status_code=303)
+        return JSONResponse({"saved": True, "item": item_id, "criterion": criterion_id})
+
+    @app.get("/dashboard", response_class=HTMLResponse)
+    def dashboard(request: Request) -> HTMLResponse:
+        admit(request, "GET", "/dashboard")
+        numbers = agreement(store, n_resamples=n_resamples)
+        return page("dashboard.j2", request, numbers=numbers)
+
+    @app.get("/agreement.json")
+    def numbers(request: Request) -> JSONResponse:
+        admit(request, "GET", "/agreement.json")
+        return JSONResponse(agreement(store, n_resamples=n_resamples))
+
+    @app.get("/drill", response_class=HTMLResponse)
+    def drill(request: Request, category: str = "", criterion: str = "") -> HTMLResponse:
+        admit(request, "GET", "/drill")
+        split = []
+        for u in units(store):
+            if category and (u.item.category or "(none)") != category:
+                continue
+            if criterion and u.criterion.key != criterion:
+                continue
+            if u.grader is None or not u.labels:
+                continue
+            if any(met != u.grader for met in u.labels.values()):
+                split.append(u)
+        return page("drill.j2", request, units=split, category=category, criterion=criterion)
+
+    @app.get("/events")
+    def events(request: Request) -> JSONResponse:
+        admit(request, "GET", "/events")
+        return JSONResponse(store.events())
+
+    return app
+
+
+def _who(request: Request, store: ReviewStore) -> tuple[User, str] | None:
+    token = request.cookies.get(COOKIE)
+    return store.session(token) if token else None

@@ -1,0 +1,378 @@
+"""Making a review project from data, grading it, and exporting it.
+
+Two shapes of data are read as their datasets publish them:
+
+* **HealthBench's meta-evaluation rows**, one per (conversation, response, criterion) with the
+  physicians' verdicts: ``prompt``, ``completion``, ``rubric`` (or ``criterion``),
+  ``binary_labels``, ``anonymized_physician_ids``, ``category``, ``prompt_id``. The rows of one
+  response become one item with its own criteria, each physician an expert, each verdict a label.
+* **Responses to grade**: ``prompt`` (text or messages), ``response`` (or ``completion``),
+  optional ``id``, ``category``, ``group``; the criteria come from the row's own ``rubrics`` (as
+  HealthBench's eval rows carry them) or from a rubric file shared by every item.
+
+The export (``export_project``) writes the rubric, the meta-evaluation file ``truegrade rubric
+meta`` reads (``meta_eval.jsonl``, HealthBench's shape), the labels and the grader's verdicts,
+and ``agreement.json`` with every number of the dashboard, each file sorted and written with
+fixed formatting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from truegrade.core import DataError
+from truegrade.data import read_rows
+from truegrade.graders.rubric import load_rubric
+from truegrade.review._numbers import agreement
+from truegrade.review._store import ReviewStore, ReviewVerdict
+
+__all__ = ["EXPORT_FILES", "export_project", "grade_project", "init_project"]
+
+EXPORT_FILES = (
+    "items.jsonl",
+    "rubric.yaml",
+    "labels.jsonl",
+    "verdicts.jsonl",
+    "meta_eval.jsonl",
+    "agreement.json",
+)
+_MAX_TEXT = 200_000
+
+
+def _text(row: Mapping[str, Any], keys: Sequence[str], where: str) -> str:
+    for key in keys:
+        value = row.get(key)
+        if isinstance(value, str):
+            if len(value) > _MAX_TEXT:
+                raise DataError(f"{where}: {key!r} is longer than {_MAX_TEXT:,} characters")
+            return value
+        if value is not None:
+            raise DataError(f"{where}: {key!r} must be text, got {type(value).__name__}")
+    raise DataError(f"{where}: needs {' or '.join(repr(k) for k in keys)}")
+
+
+def _prompt(row: Mapping[str, Any], where: str) -> Any:
+    prompt = row.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list) and all(
+        isinstance(m, Mapping) and isinstance(m.get("content"), str) for m in prompt
+    ):
+        return [{"role": str(m.get("role", "user")), "content": m["content"]} for m in prompt]
+    raise DataError(f"{where}: 'prompt' must be text or a list of messages with 'content'")
+
+
+def _criterion_of(raw: Any, where: str) -> tuple[str, float, list[str]]:
+    if isinstance(raw, str):
+        return raw, 1.0, []
+    if isinstance(raw, Mapping) and isinstance(raw.get("criterion"), str):
+        points = raw.get("points", 1)
+        if not isinstance(points, int | float) or isinstance(points, bool):
+            raise DataError(f"{where}: a criterion's 'points' must be a number")
+        tags = raw.get("tags") or []
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise DataError(f"{where}: a criterion's 'tags' must be a list of text")
+        return raw["criterion"], float(points), list(tags)
+    raise DataError(f"{where}: a criterion must be text or have a 'criterion' text")
+
+
+def init_project(
+    directory: str | Path,
+    *,
+    data: str | Path,
+    rubric: str | Path | None = None,
+    grader: Mapping[str, Any] | None = None,
+    name: str | None = None,
+) -> ReviewStore:
+    """A new project in ``directory`` from ``data`` (see the module docstring); nothing is
+    written when a row is bad (the error names the file and line).
+
+    Raises:
+        DataError: a bad row or rubric, or a project already there.
+    """
+    rows = list(read_rows(data, what="review data"))
+    if not rows:
+        raise DataError(f"{data}: no rows")
+    shared = load_rubric(rubric).items if rubric is not None else None
+    meta_shape = any("binary_labels" in row for _, row in rows)
+    # read everything before the project exists, so a bad row leaves nothing behind
+    plan = _plan(rows, str(data), shared, meta_shape)
+    store = ReviewStore(directory, create=True)
+    with store.write() as db:
+        store.set_meta(db, "name", name or Path(directory).name)
+        store.set_meta(db, "grader", dict(grader or {}))
+        store.set_meta(db, "source", Path(data).name)
+        experts: dict[str, int] = {}
+        for expert in sorted({e for p in plan for c in p["criteria"] for e, _ in c["labels"]}):
+            cursor = db.execute(
+                "INSERT INTO users(name, role, password) VALUES (?, 'expert', NULL)", (expert,)
+            )
+            experts[expert] = int(cursor.lastrowid or 0)
+        shared_ids = []
+        for k, (text, points, tags) in enumerate(shared_items(shared)):
+            shared_ids.append(
+                store.add_criterion(db, key=f"c{k + 1:03d}", text=text, points=points, tags=tags)
+            )
+        for entry in plan:
+            item_id = store.add_item(
+                db,
+                key=entry["key"],
+                prompt=entry["prompt"],
+                response=entry["response"],
+                category=entry["category"],
+                cluster=entry["cluster"],
+            )
+            for k, criterion in enumerate(entry["criteria"]):
+                cid = store.add_criterion(
+                    db,
+                    key=f"{entry['key']}/c{k + 1:03d}",
+                    text=criterion["text"],
+                    points=criterion["points"],
+                    tags=criterion["tags"],
+                    item_id=item_id,
+                )
+                for expert, met in criterion["labels"]:
+                    db.execute(
+                        "INSERT INTO labels(item_id, criterion_id, user_id, met, updated) "
+                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        (item_id, cid, experts[expert], int(met), "import"),
+                    )
+        store.log(
+            db,
+            "cli",
+            "init",
+            {"data": str(data), "items": len(plan), "shared_criteria": len(shared_ids)},
+        )
+    return store
+
+
+def shared_items(shared: Any) -> list[tuple[str, float, list[str]]]:
+    if not shared:
+        return []
+    return [(i.criterion, float(i.points), list(i.tags)) for i in shared]
+
+
+def _plan(
+    rows: list[tuple[int, dict[str, Any]]], path: str, shared: Any, meta_shape: bool
+) -> list[dict[str, Any]]:
+    items: dict[str, dict[str, Any]] = {}
+    for line, row in rows:
+        where = f"{path}:{line}"
+        prompt = _prompt(row, where)
+        response = _text(row, ("completion", "response"), where)
+        category = row.get("category")
+        if category is not None and not isinstance(category, str):
+            raise DataError(f"{where}: 'category' must be text")
+        if meta_shape:
+            group = row.get("prompt_id")
+            key = str(row.get("completion_id") or f"{group or line}:{hash_text(response)}")
+        else:
+            key = str(row.get("id", line))
+            group = row.get("group", row.get("prompt_id"))
+        entry = items.setdefault(
+            key,
+            {
+                "key": key,
+                "prompt": prompt,
+                "response": response,
+                "category": category,
+                "cluster": str(group) if group is not None else key,
+                "criteria": [],
+            },
+        )
+        if meta_shape:
+            text, points, tags = _criterion_of(row.get("rubric", row.get("criterion")), where)
+            labels = row.get("binary_labels")
+            if (
+                not isinstance(labels, list)
+                or not labels
+                or not all(isinstance(v, bool) for v in labels)
+            ):
+                raise DataError(f"{where}: 'binary_labels' must be a non-empty list of true/false")
+            raters = row.get("anonymized_physician_ids") or [
+                f"expert {k + 1}" for k in range(len(labels))
+            ]
+            if len(raters) != len(labels) or not all(isinstance(r, str) for r in raters):
+                raise DataError(
+                    f"{where}: 'anonymized_physician_ids' must name one rater per label"
+                )
+            entry["criteria"].append(
+                {
+                    "text": text,
+                    "points": points,
+                    "tags": tags,
+                    "labels": list(zip(raters, labels, strict=True)),
+                }
+            )
+        else:
+            own = row.get("rubrics")
+            if own is not None:
+                if not isinstance(own, list):
+                    raise DataError(f"{where}: 'rubrics' must be a list of criteria")
+                for raw in own:
+                    text, points, tags = _criterion_of(raw, where)
+                    entry["criteria"].append(
+                        {"text": text, "points": points, "tags": tags, "labels": []}
+                    )
+            elif shared is None:
+                raise DataError(
+                    f"{where}: the row has no 'rubrics' and no rubric file was given (--rubric)"
+                )
+    return list(items.values())
+
+
+def hash_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def grade_project(store: ReviewStore, grader: Any, *, actor: str = "cli") -> int:
+    """Grade every (item, current criterion) without a verdict with ``grader`` (a
+    ``RubricGrader``); unchanged criteria of graded items are never judged again. Returns how
+    many were judged."""
+    from truegrade.core import Sample
+    from truegrade.graders.rubric import RubricItem
+
+    done = store.verdicts()
+    todo = [(i, c) for i, c in store.pairs() if (i.id, c.id) not in done]
+    if not todo:
+        return 0
+    jobs = [
+        (
+            Sample(id=i.key, prompt=i.prompt, response=i.response),
+            RubricItem(criterion=c.text, points=c.points, tags=tuple(c.tags)),
+        )
+        for i, c in todo
+    ]
+    made = grader.evaluate_criteria(jobs)
+    store.set_verdicts(
+        [
+            ReviewVerdict(
+                i.id, c.id, None if v.error else bool(v.met), v.explanation or "", v.error
+            )
+            for (i, c), v in zip(todo, made, strict=True)
+        ],
+        actor=actor,
+    )
+    return len(todo)
+
+
+def _dump_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    path.write_text(
+        "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+
+
+def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 1000) -> list[Path]:
+    """Write the project's export into ``out`` (see the module docstring); the files written."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    items = {i.id: i for i in store.items()}
+    criteria = store.criteria()
+    shared = [c for c in criteria if c.item_id is None]
+    verdicts = store.verdicts()
+    labels = store.labels()
+    by_unit: dict[tuple[int, int], list[tuple[str, bool]]] = {}
+    for label in labels:
+        by_unit.setdefault((label.item_id, label.criterion_id), []).append((label.user, label.met))
+    _dump_jsonl(
+        folder / "items.jsonl",
+        [
+            {
+                "id": i.key,
+                "prompt": i.prompt,
+                "response": i.response,
+                "category": i.category,
+                "group": i.cluster,
+                "source": i.source,
+                "attack": i.attack,
+                "rubrics": [
+                    {"criterion": c.text, "points": c.points, "tags": list(c.tags)}
+                    for c in criteria
+                    if c.item_id == i.id
+                ],
+            }
+            for i in items.values()
+        ],
+    )
+    (folder / "rubric.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "rubric": [
+                    {"criterion": c.text, "points": c.points, "tags": list(c.tags)} for c in shared
+                ]
+            },
+            sort_keys=True,
+            allow_unicode=True,
+        ),
+        encoding="utf-8",
+    )
+    _dump_jsonl(
+        folder / "labels.jsonl",
+        [
+            {
+                "item": items[lb.item_id].key,
+                "criterion": _key(criteria, lb.criterion_id),
+                "expert": lb.user,
+                "met": lb.met,
+                "reason": lb.reason,
+                "disputes_grader": lb.disputes_grader,
+            }
+            for lb in labels
+        ],
+    )
+    _dump_jsonl(
+        folder / "verdicts.jsonl",
+        [
+            {
+                "item": items[v.item_id].key,
+                "criterion": _key(criteria, v.criterion_id),
+                "met": v.met,
+                "explanation": v.explanation,
+                "error": v.error,
+            }
+            for (_, _), v in sorted(verdicts.items())
+        ],
+    )
+    meta = []
+    for item, criterion in store.pairs():
+        given = by_unit.get((item.id, criterion.id))
+        if not given:
+            continue
+        meta.append(
+            {
+                "prompt": item.prompt,
+                "completion": item.response,
+                "prompt_id": item.cluster,
+                "completion_id": item.key,
+                "category": item.category,
+                "rubric": {
+                    "criterion": criterion.text,
+                    "points": criterion.points,
+                    "tags": list(criterion.tags),
+                },
+                "binary_labels": [met for _, met in given],
+                "anonymized_physician_ids": [name for name, _ in given],
+            }
+        )
+    _dump_jsonl(folder / "meta_eval.jsonl", meta)
+    numbers = agreement(store, n_resamples=n_resamples)
+    (folder / "agreement.json").write_text(
+        json.dumps(numbers, sort_keys=True, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    with store.write() as db:
+        store.log(db, "cli", "export", {"out": str(folder), "files": list(EXPORT_FILES)})
+    return [folder / name for name in EXPORT_FILES]
+
+
+def _key(criteria: Sequence[Any], criterion_id: int) -> str:
+    for c in criteria:
+        if c.id == criterion_id:
+            return str(c.key)
+    return str(criterion_id)

@@ -1,0 +1,585 @@
+"""A review project: one SQLite file holding the items, the criteria (every version), the
+experts and their labels, the grader's verdicts, and an append-only log of every action.
+
+Why SQLite: one file per project that a domain expert can copy, back up or mail; WAL so that
+readers (the dashboard) never block the writer (a label), and a label acknowledged to the
+browser is on disk (``synchronous=FULL``); the schema's version in ``PRAGMA user_version`` so a
+newer truegrade can refuse, or upgrade, an older project. Every write is one transaction through
+``ReviewStore.write`` (``BEGIN IMMEDIATE``: writers queue on the lock rather than fail with
+"database is locked"), and the event log cannot be edited or deleted (triggers refuse it).
+
+Labels are keyed by (item, criterion *version*, expert): a second tab of the same expert
+updates the one label, and a criterion's new wording starts with no label (the old ones stay
+with the old text, as history).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from truegrade.core import DataError
+
+__all__ = [
+    "ROLES",
+    "SCHEMA_VERSION",
+    "Criterion",
+    "Item",
+    "Label",
+    "ReviewStore",
+    "ReviewVerdict",
+    "User",
+]
+
+SCHEMA_VERSION = 1
+ROLES = ("expert", "viewer", "admin")
+"""An expert labels; a viewer reads the numbers; an admin manages experts, criteria and exports."""
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE users(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL CHECK (role IN ('expert', 'viewer', 'admin')),
+    password TEXT
+);
+CREATE TABLE items(
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    prompt TEXT NOT NULL,
+    response TEXT NOT NULL,
+    category TEXT,
+    cluster TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT 'data',
+    attack TEXT
+);
+CREATE TABLE criteria(
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    item_id INTEGER REFERENCES items(id),
+    text TEXT NOT NULL,
+    points REAL NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    author TEXT NOT NULL,
+    created TEXT NOT NULL,
+    current INTEGER NOT NULL DEFAULT 1,
+    UNIQUE (key, version)
+);
+CREATE TABLE labels(
+    item_id INTEGER NOT NULL REFERENCES items(id),
+    criterion_id INTEGER NOT NULL REFERENCES criteria(id),
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    met INTEGER NOT NULL CHECK (met IN (0, 1)),
+    reason TEXT NOT NULL DEFAULT '',
+    disputes_grader INTEGER NOT NULL DEFAULT 0,
+    updated TEXT NOT NULL,
+    PRIMARY KEY (item_id, criterion_id, user_id)
+);
+CREATE TABLE verdicts(
+    item_id INTEGER NOT NULL REFERENCES items(id),
+    criterion_id INTEGER NOT NULL REFERENCES criteria(id),
+    met INTEGER CHECK (met IN (0, 1)),
+    explanation TEXT NOT NULL DEFAULT '',
+    error TEXT,
+    PRIMARY KEY (item_id, criterion_id)
+);
+CREATE TABLE assignments(
+    item_id INTEGER NOT NULL REFERENCES items(id),
+    slot INTEGER NOT NULL,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    PRIMARY KEY (item_id, slot),
+    UNIQUE (item_id, user_id)
+);
+CREATE TABLE events(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TABLE sessions(
+    token TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    csrf TEXT NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE INDEX labels_by_criterion ON labels(criterion_id);
+CREATE INDEX criteria_by_item ON criteria(item_id);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def hash_password(password: str, *, salt: bytes | None = None) -> str:
+    """``scrypt$<salt hex>$<hash hex>`` (the standard library's scrypt: no dependency, memory
+    hard, so a stolen project file does not give the passwords away cheaply)."""
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def check_password(password: str, stored: str | None) -> bool:
+    if not stored or not stored.startswith("scrypt$"):
+        return False
+    _, salt, _ = stored.split("$", 2)
+    return hmac.compare_digest(hash_password(password, salt=bytes.fromhex(salt)), stored)
+
+
+@dataclass(frozen=True)
+class User:
+    """A person of the project: an expert labels, a viewer reads, an admin manages."""
+
+    id: int
+    name: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """A response to judge, with the conversation it answers."""
+
+    id: int
+    key: str
+    prompt: Any
+    """The conversation (a list of messages) or the prompt's text."""
+    response: str
+    category: str | None
+    cluster: str
+    source: str
+    """``data``, or ``attack`` (a response an attack found rewarded)."""
+    attack: str | None
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One version of a criterion's wording; a new wording is a new version."""
+
+    id: int
+    key: str
+    version: int
+    item_id: int | None
+    """The item it belongs to (HealthBench: each conversation has its own), or None for all."""
+    text: str
+    points: float
+    tags: tuple[str, ...]
+    author: str
+    created: str
+    current: bool
+
+
+@dataclass(frozen=True)
+class Label:
+    """An expert's verdict on one criterion of one item, and why."""
+
+    item_id: int
+    criterion_id: int
+    user: str
+    met: bool
+    reason: str
+    disputes_grader: bool
+    updated: str
+
+
+@dataclass(frozen=True)
+class ReviewVerdict:
+    """The grader's verdict on one criterion of one item (None: it gave none)."""
+
+    item_id: int
+    criterion_id: int
+    met: bool | None
+    explanation: str
+    error: str | None
+
+
+class ReviewStore:
+    """The project's database (see the module docstring).
+
+    Raises:
+        DataError: the file is not a review project, or one of a newer schema.
+    """
+
+    FILE = "review.sqlite"
+
+    def __init__(self, path: str | Path, *, create: bool = False) -> None:
+        self.path = Path(path)
+        if self.path.is_dir() or not self.path.suffix:
+            self.path = self.path / self.FILE
+        exists = self.path.exists()
+        if not exists and not create:
+            raise DataError(
+                f"{self.path}: no review project here (make one: truegrade review init)"
+            )
+        if exists and create:
+            raise DataError(f"{self.path}: a review project is already here")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(
+            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA busy_timeout=30000")
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if create:
+            with self.write():
+                for statement in _split(_SCHEMA):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        elif version != SCHEMA_VERSION:
+            raise DataError(
+                f"{self.path}: schema version {version}, this truegrade reads {SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``): all of it lands, or none."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        return list(self._db.execute(sql, args))
+
+    # -- the log ----------------------------------------------------------------------------------
+
+    def log(self, db: sqlite3.Connection, actor: str, kind: str, detail: Mapping[str, Any]) -> None:
+        """Append one event (inside the caller's transaction, so it lands with the change)."""
+        db.execute(
+            "INSERT INTO events(at, actor, kind, detail) VALUES (?, ?, ?, ?)",
+            (_now(), actor, kind, json.dumps(detail, sort_keys=True, ensure_ascii=False)),
+        )
+
+    def events(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": r["id"],
+                "at": r["at"],
+                "actor": r["actor"],
+                "kind": r["kind"],
+                "detail": json.loads(r["detail"]),
+            }
+            for r in self.query("SELECT * FROM events ORDER BY id")
+        ]
+
+    # -- meta -------------------------------------------------------------------------------------
+
+    def set_meta(self, db: sqlite3.Connection, key: str, value: Any) -> None:
+        db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, json.dumps(value, sort_keys=True)),
+        )
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0]["value"]) if rows else default
+
+    # -- users ------------------------------------------------------------------------------------
+
+    def add_user(
+        self, name: str, role: str, password: str | None = None, *, actor: str = "cli"
+    ) -> User:
+        if role not in ROLES:
+            raise DataError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
+        if not name.strip() or len(name) > 80:
+            raise DataError("a user's name must be 1 to 80 characters")
+        with self.write() as db:
+            if db.execute("SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
+                raise DataError(f"a user named {name!r} already exists")
+            cursor = db.execute(
+                "INSERT INTO users(name, role, password) VALUES (?, ?, ?)",
+                (name, role, hash_password(password) if password else None),
+            )
+            self.log(db, actor, "user_added", {"name": name, "role": role})
+        return User(int(cursor.lastrowid or 0), name, role)
+
+    def user(self, name: str) -> User | None:
+        rows = self.query("SELECT id, name, role FROM users WHERE name = ?", (name,))
+        return User(rows[0]["id"], rows[0]["name"], rows[0]["role"]) if rows else None
+
+    def users(self, role: str | None = None) -> list[User]:
+        rows = self.query(
+            "SELECT id, name, role FROM users WHERE ? IS NULL OR role = ? ORDER BY id",
+            (role, role),
+        )
+        return [User(r["id"], r["name"], r["role"]) for r in rows]
+
+    def login(self, name: str, password: str) -> tuple[str, str] | None:
+        """A new session (token, CSRF token) for a right password, else None."""
+        rows = self.query("SELECT id, password FROM users WHERE name = ?", (name,))
+        if not rows or not check_password(password, rows[0]["password"]):
+            return None
+        token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO sessions(token, user_id, csrf, created) VALUES (?, ?, ?, ?)",
+                (hashlib.sha256(token.encode()).hexdigest(), rows[0]["id"], csrf, _now()),
+            )
+            self.log(db, name, "login", {})
+        return token, csrf
+
+    def session(self, token: str) -> tuple[User, str] | None:
+        """The user and CSRF token of a session token (stored hashed: the file gives none)."""
+        rows = self.query(
+            "SELECT users.id, users.name, users.role, sessions.csrf FROM sessions "
+            "JOIN users ON users.id = sessions.user_id WHERE sessions.token = ?",
+            (hashlib.sha256(token.encode()).hexdigest(),),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return User(r["id"], r["name"], r["role"]), r["csrf"]
+
+    def logout(self, token: str) -> None:
+        with self.write() as db:
+            db.execute(
+                "DELETE FROM sessions WHERE token = ?",
+                (hashlib.sha256(token.encode()).hexdigest(),),
+            )
+
+    # -- items and criteria -----------------------------------------------------------------------
+
+    def add_item(
+        self,
+        db: sqlite3.Connection,
+        *,
+        key: str,
+        prompt: Any,
+        response: str,
+        category: str | None = None,
+        cluster: str | None = None,
+        source: str = "data",
+        attack: str | None = None,
+    ) -> int:
+        found = db.execute("SELECT id FROM items WHERE key = ?", (key,)).fetchone()
+        if found:
+            return int(found["id"])
+        cursor = db.execute(
+            "INSERT INTO items(key, prompt, response, category, cluster, source, attack) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                json.dumps(prompt, ensure_ascii=False),
+                response,
+                category,
+                cluster or key,
+                source,
+                attack,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def add_criterion(
+        self,
+        db: sqlite3.Connection,
+        *,
+        key: str,
+        text: str,
+        points: float,
+        tags: Sequence[str] = (),
+        item_id: int | None = None,
+        author: str = "import",
+    ) -> int:
+        found = db.execute(
+            "SELECT id FROM criteria WHERE key = ? AND current = 1", (key,)
+        ).fetchone()
+        if found:
+            return int(found["id"])
+        cursor = db.execute(
+            "INSERT INTO criteria(key, version, item_id, text, points, tags, author, created) "
+            "VALUES (?, 1, ?, ?, ?, ?, ?, ?)",
+            (key, item_id, text, float(points), json.dumps(list(tags)), author, _now()),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def items(self) -> list[Item]:
+        return [_item(r) for r in self.query("SELECT * FROM items ORDER BY id")]
+
+    def item(self, item_id: int) -> Item | None:
+        rows = self.query("SELECT * FROM items WHERE id = ?", (item_id,))
+        return _item(rows[0]) if rows else None
+
+    def criteria(self, item_id: int | None = None, *, current: bool = True) -> list[Criterion]:
+        """The criteria of an item (its own and the shared ones), or every one."""
+        rows = self.query(
+            "SELECT * FROM criteria WHERE (? = 0 OR current = 1) AND (? IS NULL OR item_id IS "
+            "NULL OR item_id = ?) ORDER BY key, version",
+            (int(current), item_id, item_id),
+        )
+        return [_criterion(r) for r in rows]
+
+    def criterion(self, criterion_id: int) -> Criterion | None:
+        rows = self.query("SELECT * FROM criteria WHERE id = ?", (criterion_id,))
+        return _criterion(rows[0]) if rows else None
+
+    def pairs(self) -> list[tuple[Item, Criterion]]:
+        """Every (item, current criterion) to label, in order."""
+        items = {i.id: i for i in self.items()}
+        out = []
+        for c in self.criteria():
+            targets = [items[c.item_id]] if c.item_id is not None else list(items.values())
+            out += [(i, c) for i in targets]
+        return sorted(out, key=lambda p: (p[0].id, p[1].key))
+
+    # -- labels and verdicts ----------------------------------------------------------------------
+
+    def set_label(
+        self,
+        user: User,
+        item_id: int,
+        criterion_id: int,
+        met: bool,
+        reason: str = "",
+        *,
+        disputes_grader: bool = False,
+    ) -> Label:
+        """Set ``user``'s label of one criterion on one item (again: the same label, updated)."""
+        if user.role != "expert":
+            raise PermissionError(f"{user.name} is a {user.role}: only experts label")
+        criterion = self.criterion(criterion_id)
+        if criterion is None or not criterion.current:
+            raise DataError(f"criterion {criterion_id} is not a current criterion")
+        if criterion.item_id is not None and criterion.item_id != item_id:
+            raise DataError(f"criterion {criterion_id} does not belong to item {item_id}")
+        if self.item(item_id) is None:
+            raise DataError(f"no item {item_id}")
+        if len(reason) > 4000:
+            raise DataError("a reason is at most 4,000 characters")
+        now = _now()
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO labels(item_id, criterion_id, user_id, met, reason, disputes_grader,"
+                " updated) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(item_id, criterion_id, "
+                "user_id) DO UPDATE SET met = excluded.met, reason = excluded.reason, "
+                "disputes_grader = excluded.disputes_grader, updated = excluded.updated",
+                (item_id, criterion_id, user.id, int(met), reason, int(disputes_grader), now),
+            )
+            self.log(
+                db,
+                user.name,
+                "label",
+                {
+                    "item": item_id,
+                    "criterion": criterion_id,
+                    "met": met,
+                    "reason": reason,
+                    "disputes_grader": disputes_grader,
+                },
+            )
+        return Label(item_id, criterion_id, user.name, met, reason, disputes_grader, now)
+
+    def labels(
+        self, *, item_id: int | None = None, user: str | None = None, current: bool = True
+    ) -> list[Label]:
+        rows = self.query(
+            "SELECT labels.*, users.name AS user FROM labels JOIN users ON users.id = "
+            "labels.user_id JOIN criteria ON criteria.id = labels.criterion_id "
+            "WHERE (? = 0 OR criteria.current = 1) AND (? IS NULL OR labels.item_id = ?) "
+            "AND (? IS NULL OR users.name = ?) "
+            "ORDER BY labels.item_id, labels.criterion_id, users.id",
+            (int(current), item_id, item_id, user, user),
+        )
+        return [
+            Label(
+                r["item_id"],
+                r["criterion_id"],
+                r["user"],
+                bool(r["met"]),
+                r["reason"],
+                bool(r["disputes_grader"]),
+                r["updated"],
+            )
+            for r in rows
+        ]
+
+    def set_verdicts(self, verdicts: Sequence[ReviewVerdict], *, actor: str = "grader") -> None:
+        with self.write() as db:
+            for v in verdicts:
+                db.execute(
+                    "INSERT INTO verdicts(item_id, criterion_id, met, explanation, error) VALUES "
+                    "(?, ?, ?, ?, ?) ON CONFLICT(item_id, criterion_id) DO UPDATE SET met = "
+                    "excluded.met, explanation = excluded.explanation, error = excluded.error",
+                    (
+                        v.item_id,
+                        v.criterion_id,
+                        None if v.met is None else int(v.met),
+                        v.explanation,
+                        v.error,
+                    ),
+                )
+            self.log(db, actor, "graded", {"verdicts": len(verdicts)})
+
+    def verdicts(self) -> dict[tuple[int, int], ReviewVerdict]:
+        return {
+            (r["item_id"], r["criterion_id"]): ReviewVerdict(
+                r["item_id"],
+                r["criterion_id"],
+                None if r["met"] is None else bool(r["met"]),
+                r["explanation"],
+                r["error"],
+            )
+            for r in self.query("SELECT * FROM verdicts")
+        }
+
+
+def _split(script: str) -> list[str]:
+    """The schema's statements (a trigger's body holds a ``;`` of its own)."""
+    out, current = [], ""
+    for line in script.strip().splitlines():
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    return out
+
+
+def _item(r: sqlite3.Row) -> Item:
+    return Item(
+        r["id"],
+        r["key"],
+        json.loads(r["prompt"]),
+        r["response"],
+        r["category"],
+        r["cluster"],
+        r["source"],
+        r["attack"],
+    )
+
+
+def _criterion(r: sqlite3.Row) -> Criterion:
+    return Criterion(
+        r["id"],
+        r["key"],
+        r["version"],
+        r["item_id"],
+        r["text"],
+        r["points"],
+        tuple(json.loads(r["tags"])),
+        r["author"],
+        r["created"],
+        bool(r["current"]),
+    )

@@ -1,0 +1,97 @@
+"""``truegrade review`` from the command line: every action of the app, with clear errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from tests.review.conftest import meta_rows, write_jsonl
+from truegrade.cli._app import app
+from truegrade.review import ReviewStore
+
+runner = CliRunner()
+
+
+def invoke(*args, env=None):
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "200", **(env or {})})
+
+
+def test_init_user_label_export(tmp_path):
+    data = tmp_path / "meta.jsonl"
+    write_jsonl(data, meta_rows())
+    project = tmp_path / "proj"
+    made = invoke("review", "init", project, "--data", data)
+    assert made.exit_code == 0, made.output
+    assert "20 items, 2 experts imported" in made.output
+    added = invoke(
+        "review", "user", project, "md", "--role", "expert", env={"TRUEGRADE_REVIEW_PASSWORD": "pw"}
+    )
+    assert added.exit_code == 0, added.output
+    store = ReviewStore(project)
+    item = store.items()[0]
+    [criterion] = store.criteria(item.id)
+    labelled = invoke(
+        "review",
+        "label",
+        project,
+        "--expert",
+        "md",
+        "--item",
+        item.key,
+        "--criterion",
+        criterion.key,
+        "--not-met",
+        "--reason",
+        "vague",
+    )
+    assert labelled.exit_code == 0, labelled.output
+    assert [(lb.met, lb.reason) for lb in store.labels(user="md")] == [(False, "vague")]
+    out = tmp_path / "export"
+    exported = invoke("review", "export", project, "--out", out)
+    assert exported.exit_code == 0, exported.output
+    numbers = json.loads((out / "agreement.json").read_text())
+    assert numbers["experts"] == ["dr_a", "dr_b", "md"]
+
+
+def test_errors_are_one_line_and_write_nothing(tmp_path):
+    missing = invoke("review", "export", tmp_path / "nowhere", "--out", tmp_path / "x")
+    assert missing.exit_code == 2 and "no review project here" in missing.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": "x", "completion": "y", "binary_labels": "yes"}\n')
+    refused = invoke("review", "init", tmp_path / "proj", "--data", bad)
+    assert refused.exit_code == 2 and f"{bad}:1" in refused.output
+    assert not (tmp_path / "proj").exists()
+    data = tmp_path / "meta.jsonl"
+    write_jsonl(data, meta_rows())
+    invoke("review", "init", tmp_path / "p2", "--data", data)
+    viewer = invoke(
+        "review",
+        "user",
+        tmp_path / "p2",
+        "v",
+        "--role",
+        "viewer",
+        env={"TRUEGRADE_REVIEW_PASSWORD": "pw"},
+    )
+    assert viewer.exit_code == 0
+    store = ReviewStore(tmp_path / "p2")
+    item = store.items()[0]
+    [criterion] = store.criteria(item.id)
+    refused = invoke(
+        "review",
+        "label",
+        tmp_path / "p2",
+        "--expert",
+        "v",
+        "--item",
+        item.key,
+        "--criterion",
+        criterion.key,
+        "--met",
+    )
+    assert refused.exit_code == 2 and "only experts label" in refused.output
+    remote = invoke("review", "serve", tmp_path / "p2", "--host", "0.0.0.0")
+    assert remote.exit_code == 2 and "--allow-remote" in remote.output
+    no_admin = invoke("review", "serve", tmp_path / "p2", "--host", "0.0.0.0", "--allow-remote")
+    assert no_admin.exit_code == 2 and "admin" in no_admin.output

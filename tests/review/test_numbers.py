@@ -1,0 +1,79 @@
+"""The numbers: two experts' kappa is the hand computation, a moved label moves it, and the
+grader against the experts equals ``truegrade rubric meta`` on the export."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from tests.review.conftest import GRADER, KAPPA, TABLE
+from truegrade.data import read_rows
+from truegrade.review import EXPORT_FILES, RULES, agreement, export_project
+from truegrade.rubric import meta_evaluate, meta_rows
+
+
+def test_two_experts_kappa_is_the_hand_computation(project):
+    numbers = agreement(project, n_resamples=200)
+    [pair] = numbers["overall"]["pairwise_kappa"]
+    assert pair["experts"] == ["dr_a", "dr_b"] and pair["units"] == 20
+    assert pair["estimate"] == pytest.approx(KAPPA)
+    assert pair["estimate"] == pytest.approx(
+        cohen_kappa_score([a for a, _ in TABLE], [b for _, b in TABLE])
+    )
+    assert pair["rule"] == RULES["pairwise_kappa"]
+    # every number names its rule
+    for name in (
+        "grader_macro_f1",
+        "grader_kappa",
+        "expert_macro_f1",
+        "fleiss_kappa",
+        "krippendorff_alpha",
+    ):
+        assert numbers["overall"][name]["rule"] == RULES[name]
+
+
+def test_a_moved_label_moves_the_kappa(project):
+    # dr_b turns one "only dr_a" item to agree: p_o 15/20, p_e 0.6*0.55 + 0.4*0.45 = 0.51
+    dr_b = project.user("dr_b")
+    item = project.items()[14]  # the first (1, 0) row
+    [criterion] = project.criteria(item.id)
+    project.set_label(dr_b, item.id, criterion.id, True)
+    [pair] = agreement(project, n_resamples=200)["overall"]["pairwise_kappa"]
+    assert pair["estimate"] == pytest.approx((0.75 - 0.51) / (1 - 0.51))
+
+
+def test_the_grader_against_the_experts_equals_rubric_meta_on_the_export(project, tmp_path):
+    written = export_project(project, tmp_path / "out", n_resamples=300)
+    assert [p.name for p in written] == list(EXPORT_FILES)
+    assert all(p.stat().st_size > 0 for p in written)
+    rows = meta_rows(list(read_rows(tmp_path / "out" / "meta_eval.jsonl")))
+    verdicts = {
+        (v["item"]): v["met"]
+        for v in map(json.loads, (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines())
+    }
+    order = [r["completion_id"] for _, r in read_rows(tmp_path / "out" / "meta_eval.jsonl")]
+    report = meta_evaluate(rows, verdicts=[verdicts[k] for k in order], n_resamples=300)
+    numbers = json.loads((tmp_path / "out" / "agreement.json").read_text())
+    overall = numbers["overall"]
+    assert overall["grader_macro_f1"]["estimate"] == pytest.approx(report.macro_f1.estimate)
+    assert overall["grader_kappa"]["estimate"] == pytest.approx(report.kappa.estimate)
+    assert overall["expert_macro_f1"]["estimate"] == pytest.approx(report.expert_macro_f1.estimate)
+    assert overall["grader_macro_f1"]["ci_low"] == pytest.approx(report.macro_f1.ci_low)
+    assert [v for v in GRADER] == [verdicts[k] for k in sorted(verdicts, key=order.index)]
+
+
+def test_categories_and_criteria_are_sliced_and_old_wordings_never_count(project):
+    numbers = agreement(project, n_resamples=100)
+    assert set(numbers["categories"]) == {"emergency", "routine"}
+    assert sum(s["units"] for s in numbers["categories"].values()) == 20
+    assert len(numbers["criteria"]) == 20
+    # a criterion's old wording: its labels stay as history, out of every number
+    item = project.items()[0]
+    [criterion] = project.criteria(item.id)
+    with project.write() as db:
+        db.execute("UPDATE criteria SET current = 0 WHERE id = ?", (criterion.id,))
+    after = agreement(project, n_resamples=100)
+    assert after["overall"]["units"] == 19
+    assert len(project.labels(current=False)) == 40 and len(project.labels()) == 38
