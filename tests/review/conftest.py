@@ -69,3 +69,8 @@ def path_of(project) -> str:
 
 def reopen(store: ReviewStore) -> ReviewStore:
     return ReviewStore(store.path.parent)
+
+
+from tests.simulator.fixtures import simulator  # noqa: E402  (the judge simulator, shared)
+
+__all__ = ["simulator"]

@@ -85,17 +85,20 @@ ALLOWED = {
 def test_the_role_matrix_cell_by_cell(app, project, who, route):
     client = client_for(app, who)
     method, path = route
-    path = path.replace("{item_id}", str(project.items()[0].id))
+    item = project.items()[0]
+    [criterion] = project.criteria(item.id)
+    path = path.replace("{item_id}", str(item.id)).replace("{criterion_id}", str(criterion.id))
     if method == "GET":
         answer = client.get(path, headers={"accept": "application/json"})
     else:
-        [criterion] = project.criteria(project.items()[0].id)
         csrf = csrf_of(client.get("/").text) if who else ""
-        answer = client.post(
-            path,
-            data={"criterion_id": criterion.id, "met": "met", "csrf": csrf},
-            headers={"accept": "application/json"},
-        )
+        data = {
+            "criterion_id": criterion.id,
+            "met": "met",
+            "text": "Names a red flag",
+            "csrf": csrf,
+        }
+        answer = client.post(path, data=data, headers={"accept": "application/json"})
     role = {"new_md": "expert", "viewer": "viewer", "admin": "admin"}.get(who)
     if role is None:
         assert answer.status_code == 401
@@ -146,3 +149,39 @@ def test_a_wrong_password_is_refused(app):
     answer = client.post("/login", data={"name": "admin", "password": "nope"})
     assert answer.status_code == 401 and "do not match" in answer.text
     assert client.get("/", headers={"accept": "application/json"}).status_code == 401
+
+
+def test_an_edit_makes_a_version_and_a_stale_edit_gets_a_409_with_the_diff(app, project):
+    expert, admin = client_for(app, "new_md"), client_for(app, "admin")
+    item = project.items()[2]
+    [criterion] = project.criteria(item.id)
+    csrf_e, csrf_a = csrf_of(expert.get("/").text), csrf_of(admin.get("/").text)
+    first = expert.post(
+        f"/criteria/{criterion.id}",
+        data={"text": "Advises seeking care within 24 hours", "csrf": csrf_e},
+        headers={"accept": "application/json"},
+    )
+    assert first.status_code == 200 and first.json()["version"] == 2
+    # the admin still edits from version 1: refused, with what is there now
+    stale = admin.post(
+        f"/criteria/{criterion.id}",
+        data={"text": "Advises rest", "csrf": csrf_a},
+        headers={"accept": "application/json"},
+    )
+    assert stale.status_code == 409
+    assert "within 24 hours" in stale.json()["diff"] and "+Advises rest" in stale.json()["diff"]
+    [current] = project.criteria(item.id)
+    assert current.text == "Advises seeking care within 24 hours" and current.version == 2
+    # the old wording's labels stay as history, never on the new text
+    assert len(project.labels(item_id=item.id)) == 0
+    assert len(project.labels(item_id=item.id, current=False)) == 2
+    page = expert.get(f"/criteria/{current.id}").text
+    assert "Advises when to seek care (case 2)" in page  # the history
+
+
+def test_lint_findings_for_a_draft(app):
+    expert = client_for(app, "new_md")
+    csrf = csrf_of(expert.get("/").text)
+    vague = expert.post("/lint", data={"text": "Is good", "csrf": csrf}).json()["findings"]
+    assert vague and all({"code", "severity", "reason"} <= set(f) for f in vague)
+    assert expert.post("/lint", data={"text": "Is good"}).status_code == 403  # no CSRF token

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from truegrade._ports import REVIEW_PORT
 from truegrade.cli._common import err_console, fail, out_console, user_errors
 
 __all__ = ["review_app"]
@@ -88,6 +89,32 @@ def label_command(
     out_console.print("saved")
 
 
+@review_app.command("grade")
+def grade_command(
+    project: ProjectArg,
+    spec: Annotated[
+        str | None, typer.Option("--spec", help="The rubric grader (YAML spec or 'rubric').")
+    ] = None,
+    judge_endpoint: Annotated[
+        str | None, typer.Option(help="An OpenAI-compatible base URL (with --judge-model).")
+    ] = None,
+    judge_model: Annotated[str | None, typer.Option(help="The judge model.")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Grader option KEY=VALUE.")
+    ] = None,
+) -> None:
+    """Grade every (item, criterion) without a verdict: after an edit, exactly its items."""
+    from truegrade.cli._rubric import rubric_grader
+    from truegrade.review import ReviewStore, grade_project
+
+    grader = rubric_grader(spec, judge_endpoint, judge_model, option or [])
+    if grader is None:
+        fail("name the grader: --spec, or --judge-endpoint with --judge-model")
+    with user_errors():
+        judged = grade_project(ReviewStore(project), grader)
+    out_console.print(f"{judged} judged")
+
+
 @review_app.command("export")
 def export_command(
     project: ProjectArg,
@@ -105,7 +132,7 @@ def export_command(
 @review_app.command("serve")
 def serve_command(
     project: ProjectArg,
-    port: Annotated[int, typer.Option(help="The port.")] = 8765,
+    port: Annotated[int, typer.Option(help="The port.")] = REVIEW_PORT,
     host: Annotated[str, typer.Option(help="The address (loopback unless --allow-remote).")] = (
         "127.0.0.1"
     ),

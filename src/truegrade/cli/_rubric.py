@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from truegrade.rubric import Breakdown, LintReport, RubricSource
     from truegrade.stats import Estimate
 
-__all__ = ["rubric_app"]
+__all__ = ["rubric_app", "rubric_grader"]
 
 rubric_app = typer.Typer(
     help="Check the checks: lint rubrics, meta-evaluate criterion evaluators against experts, "
@@ -56,7 +56,7 @@ JudgeModelOption = Annotated[
 ]
 
 
-def _grader(
+def rubric_grader(
     spec: str | None, endpoint: str | None, model: str | None, options: list[str]
 ) -> RubricGrader | None:
     """The rubric grader named by ``--spec`` / ``--judge-*`` / ``-o``, or None when none was."""
@@ -165,7 +165,7 @@ def lint_command(
     if fail_on not in ("error", "warning", "never"):
         fail("--fail-on is error, warning or never")
     sources = _sources(rubric, preset, field)
-    grader = _grader(spec, judge_endpoint, judge_model, option)
+    grader = rubric_grader(spec, judge_endpoint, judge_model, option)
     judged = sum(1 for s in sources for i in s.rubric.items if i.judged)
     if grader is None and judged:
         err_console.print(
@@ -264,7 +264,7 @@ def meta_command(
         rows = meta_rows(list(read_rows(data)), path=str(data))
     if not rows:
         fail(f"{data} holds no rows")
-    grader = _grader(spec, judge_endpoint, judge_model, option)
+    grader = rubric_grader(spec, judge_endpoint, judge_model, option)
     made: list[bool | None] | None = None
     if verdicts is not None:
         if grader is not None:

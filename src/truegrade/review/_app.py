@@ -32,8 +32,11 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from truegrade.core import DataError
+from truegrade.graders.rubric import Rubric, RubricItem
 from truegrade.review._numbers import agreement, units
-from truegrade.review._store import ReviewStore, User
+from truegrade.review._project import grade_project
+from truegrade.review._store import EditConflict, ReviewStore, User
+from truegrade.rubric import RubricSource, lint_rubrics
 
 __all__ = ["ROUTES", "create_review_app"]
 
@@ -47,6 +50,9 @@ ROUTES: dict[tuple[str, str], tuple[str, ...]] = {
     ("GET", "/agreement.json"): ("viewer", "admin"),
     ("GET", "/drill"): ("viewer", "admin"),
     ("GET", "/events"): ("admin",),
+    ("GET", "/criteria/{criterion_id}"): ("expert", "admin"),
+    ("POST", "/criteria/{criterion_id}"): ("expert", "admin"),
+    ("POST", "/lint"): ("expert", "admin"),
 }
 """(method, path) -> the roles admitted; every other role gets 403. Experts see the dashboard's
 overall numbers, but not the per-item drill-down (it would show other experts' labels of items
@@ -58,8 +64,14 @@ _CSP = (
 )
 
 
-def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI:
-    """The app of the project in ``project`` (a directory made by ``truegrade review init``)."""
+def create_review_app(
+    project: str | Path, *, n_resamples: int = 500, grader: Any = None
+) -> FastAPI:
+    """The app of the project in ``project`` (a directory made by ``truegrade review init``).
+
+    ``grader`` (a ``RubricGrader``) re-grades an edited criterion's items as soon as it is
+    saved; without one, ``truegrade review grade`` does it later.
+    """
     store = ReviewStore(project)
     templates = Environment(
         loader=FileSystemLoader(_HERE / "templates"),
@@ -68,6 +80,15 @@ def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI
     app = FastAPI(title="truegrade review", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=_HERE / "static"), name="static")
     app.state.store = store
+    cached: dict[tuple[int, bool], dict[str, Any]] = {}
+
+    def numbers_now(per_criterion: bool) -> dict[str, Any]:
+        """The numbers at the newest event (recomputed only when something changed)."""
+        key = (store.last_event(), per_criterion)
+        if key not in cached:
+            cached.clear()
+            cached[key] = agreement(store, n_resamples=n_resamples, per_criterion=per_criterion)
+        return cached[key]
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Any]) -> Response:
@@ -133,17 +154,17 @@ def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI
         return redirect
 
     @app.get("/", response_class=HTMLResponse)
-    def home(request: Request) -> HTMLResponse:
+    def home(request: Request, page_number: int = 1) -> HTMLResponse:
         user, _ = admit(request, "GET", "/")
-        mine = {(lb.item_id, lb.criterion_id) for lb in store.labels(user=user.name)}
-        rows = []
-        per_item: dict[int, list[int]] = {}
-        for item, criterion in store.pairs():
-            per_item.setdefault(item.id, []).append(int((item.id, criterion.id) in mine))
-        for item in store.items():
-            done = per_item.get(item.id, [])
-            rows.append({"item": item, "done": sum(done), "total": len(done)})
-        return page("home.j2", request, rows=rows)
+        size = 100
+        total = store.count_items()
+        pages = max(1, -(-total // size))
+        at = min(max(page_number, 1), pages)
+        rows = [
+            {"item": item, "done": done, "total": count}
+            for item, done, count in store.progress(user.name, offset=(at - 1) * size, limit=size)
+        ]
+        return page("home.j2", request, rows=rows, at=at, pages=pages, total=total)
 
     @app.get("/items/{item_id}", response_class=HTMLResponse)
     def item_page(request: Request, item_id: int) -> HTMLResponse:
@@ -151,7 +172,7 @@ def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI
         item = store.item(item_id)
         if item is None:
             raise HTTPException(status_code=404, detail=f"no item {item_id}")
-        verdicts = store.verdicts()
+        verdicts = store.verdicts(item_id)
         labels = store.labels(item_id=item_id)
         criteria = []
         for criterion in store.criteria(item_id):
@@ -176,15 +197,9 @@ def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI
                     "sees": sees,
                 }
             )
-        ids = [i.id for i in store.items()]
-        at = ids.index(item_id)
+        previous, following = store.neighbours(item_id)
         return page(
-            "item.j2",
-            request,
-            item=item,
-            criteria=criteria,
-            previous=ids[at - 1] if at > 0 else None,
-            next=ids[at + 1] if at + 1 < len(ids) else None,
+            "item.j2", request, item=item, criteria=criteria, previous=previous, next=following
         )
 
     @app.post("/items/{item_id}/labels")
@@ -219,13 +234,12 @@ def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI
     @app.get("/dashboard", response_class=HTMLResponse)
     def dashboard(request: Request) -> HTMLResponse:
         admit(request, "GET", "/dashboard")
-        numbers = agreement(store, n_resamples=n_resamples)
-        return page("dashboard.j2", request, numbers=numbers)
+        return page("dashboard.j2", request, numbers=numbers_now(False))
 
     @app.get("/agreement.json")
     def numbers(request: Request) -> JSONResponse:
         admit(request, "GET", "/agreement.json")
-        return JSONResponse(agreement(store, n_resamples=n_resamples))
+        return JSONResponse(numbers_now(True))
 
     @app.get("/drill", response_class=HTMLResponse)
     def drill(request: Request, category: str = "", criterion: str = "") -> HTMLResponse:
@@ -242,12 +256,81 @@ def create_review_app(project: str | Path, *, n_resamples: int = 500) -> FastAPI
                 split.append(u)
         return page("drill.j2", request, units=split, category=category, criterion=criterion)
 
+    @app.get("/criteria/{criterion_id}", response_class=HTMLResponse)
+    def criterion_page(request: Request, criterion_id: int) -> HTMLResponse:
+        admit(request, "GET", "/criteria/{criterion_id}")
+        found = store.criterion(criterion_id)
+        if found is None:
+            raise HTTPException(status_code=404, detail=f"no criterion {criterion_id}")
+        return page(
+            "criterion.j2",
+            request,
+            criterion=found,
+            versions=store.versions(found.key),
+            slice=numbers_now(True)["criteria"].get(found.key),
+            findings=lint_text(found.text, found.points),
+        )
+
+    @app.post("/criteria/{criterion_id}")
+    def edit(
+        request: Request,
+        criterion_id: int,
+        text: str = Form(...),
+        csrf: str = Form(""),
+    ) -> Response:
+        user, expected = admit(request, "POST", "/criteria/{criterion_id}")
+        check_csrf(csrf, expected)
+        before = numbers_now(True)["criteria"]
+        try:
+            made = store.edit_criterion(user, criterion_id, text)
+        except EditConflict as exc:
+            return JSONResponse(
+                {"error": str(exc), "current": exc.now.id, "diff": exc.diff()}, status_code=409
+            )
+        except DataError as exc:
+            raise HTTPException(status_code=422, detail=str(exc)) from None
+        graded = grade_project(store, grader, actor=user.name) if grader is not None else 0
+        after = numbers_now(True)["criteria"]
+        if "text/html" in request.headers.get("accept", ""):
+            return RedirectResponse(f"/criteria/{made.id}", status_code=303)
+        return JSONResponse(
+            {
+                "criterion": made.id,
+                "version": made.version,
+                "regraded": graded,
+                "before": before.get(made.key),
+                "after": after.get(made.key),
+            }
+        )
+
+    @app.post("/lint")
+    def lint(
+        request: Request, text: str = Form(""), points: float = Form(1.0), csrf: str = Form("")
+    ) -> JSONResponse:
+        _, expected = admit(request, "POST", "/lint")
+        check_csrf(csrf, expected)
+        return JSONResponse({"findings": lint_text(text, points)})
+
     @app.get("/events")
     def events(request: Request) -> JSONResponse:
         admit(request, "GET", "/events")
         return JSONResponse(store.events())
 
     return app
+
+
+def lint_text(text: str, points: float) -> list[dict[str, str]]:
+    """``truegrade rubric lint``'s findings on one criterion's text (as the expert types)."""
+    if not text.strip():
+        return [{"code": "empty", "severity": "error", "reason": "a criterion needs text"}]
+    try:
+        rubric = Rubric(items=(RubricItem(criterion=text, points=points or 1.0),))
+    except ValueError as exc:
+        return [{"code": "invalid", "severity": "error", "reason": str(exc)}]
+    report = lint_rubrics([RubricSource("draft", rubric)])
+    return [
+        {"code": f.code, "severity": str(f.severity), "reason": f.reason} for f in report.findings
+    ]
 
 
 def _who(request: Request, store: ReviewStore) -> tuple[User, str] | None:

@@ -155,9 +155,11 @@ def _slice(
     return out
 
 
-def agreement(store: ReviewStore, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Every number of the dashboard (``agreement.json``), overall, per category and per
-    criterion, each with its rule."""
+def agreement(
+    store: ReviewStore, *, n_resamples: int = 1000, seed: int = 0, per_criterion: bool = True
+) -> dict[str, Any]:
+    """Every number of the dashboard (``agreement.json``), overall, per category and (with
+    ``per_criterion``) per criterion, each with its rule."""
     found = units(store)
     experts = [u.name for u in store.users("expert")]
     categories: dict[str, list[Unit]] = {}
@@ -177,7 +179,9 @@ def agreement(store: ReviewStore, *, n_resamples: int = 1000, seed: int = 0) -> 
         "criteria": {
             name: _slice(chosen, experts, n_resamples, seed)
             for name, chosen in sorted(criteria.items())
-        },
+        }
+        if per_criterion
+        else {},
     }
     ready: dict[str, Any] = json_ready(result)
     return ready

@@ -252,9 +252,7 @@ def grade_project(store: ReviewStore, grader: Any, *, actor: str = "cli") -> int
     made = grader.evaluate_criteria(jobs)
     store.set_verdicts(
         [
-            ReviewVerdict(
-                i.id, c.id, None if v.error else bool(v.met), v.explanation or "", v.error
-            )
+            ReviewVerdict(i.id, c.id, None if v.error else v.met, f"by {v.by}", v.error)
             for (i, c), v in zip(todo, made, strict=True)
         ],
         actor=actor,

@@ -16,11 +16,13 @@ with the old text, as history).
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import hmac
 import json
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -141,6 +143,28 @@ def check_password(password: str, stored: str | None) -> bool:
     return hmac.compare_digest(hash_password(password, salt=bytes.fromhex(salt)), stored)
 
 
+class EditConflict(DataError):
+    """A criterion was edited from a version that is no longer the current one."""
+
+    def __init__(self, base: Criterion, now: Criterion, attempted: str) -> None:
+        self.base, self.now, self.attempted = base, now, attempted
+        super().__init__(
+            f"criterion {base.key} was edited from version {base.version}, but version "
+            f"{now.version} (by {now.author}) is current now: nothing was saved"
+        )
+
+    def diff(self) -> str:
+        """The current text against the one that was being saved, as a unified diff."""
+        return "".join(
+            difflib.unified_diff(
+                self.now.text.splitlines(keepends=True),
+                self.attempted.splitlines(keepends=True),
+                f"version {self.now.version} (current)",
+                "your edit",
+            )
+        )
+
+
 @dataclass(frozen=True)
 class User:
     """A person of the project: an expert labels, a viewer reads, an admin manages."""
@@ -228,38 +252,58 @@ class ReviewStore:
         if exists and create:
             raise DataError(f"{self.path}: a review project is already here")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=30000")
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+        db = self._db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
         if create:
             with self.write():
                 for statement in _split(_SCHEMA):
-                    self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         elif version != SCHEMA_VERSION:
             raise DataError(
                 f"{self.path}: schema version {version}, this truegrade reads {SCHEMA_VERSION}"
             )
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection (a connection is never shared between threads: the app's
+        requests run on a pool of them, and one transaction must not see another's)."""
+        found: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if found is None:
+            found = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            found.row_factory = sqlite3.Row
+            found.execute("PRAGMA journal_mode=WAL")
+            found.execute("PRAGMA synchronous=FULL")
+            found.execute("PRAGMA foreign_keys=ON")
+            found.execute("PRAGMA busy_timeout=30000")
+            self._local.db = found
+            with self._guard:
+                self._opened.append(found)
+        return found
+
     def close(self) -> None:
-        self._db.close()
+        with self._guard:
+            for db in self._opened:
+                db.close()
+            self._opened.clear()
+        self._local = threading.local()
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``): all of it lands, or none."""
-        self._db.execute("BEGIN IMMEDIATE")
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
         try:
-            yield self._db
+            yield db
         except BaseException:
-            self._db.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        db.execute("COMMIT")
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
         return list(self._db.execute(sql, args))
@@ -272,6 +316,11 @@ class ReviewStore:
             "INSERT INTO events(at, actor, kind, detail) VALUES (?, ?, ?, ?)",
             (_now(), actor, kind, json.dumps(detail, sort_keys=True, ensure_ascii=False)),
         )
+
+    def last_event(self) -> int:
+        """The id of the newest event: every change appends one, so numbers computed at one id
+        stay right until it moves."""
+        return int(self.query("SELECT coalesce(max(id), 0) AS id FROM events")[0]["id"])
 
     def events(self) -> list[dict[str, Any]]:
         return [
@@ -423,6 +472,66 @@ class ReviewStore:
         rows = self.query("SELECT * FROM items WHERE id = ?", (item_id,))
         return _item(rows[0]) if rows else None
 
+    def edit_criterion(
+        self,
+        user: User,
+        base_id: int,
+        text: str,
+        points: float | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> Criterion:
+        """Save a new wording of a criterion as its next version.
+
+        ``base_id`` is the version the editor started from: when another edit has made a newer
+        version since, nothing is saved and ``EditConflict`` says what is there now (never the
+        last write winning). The old version and its labels and verdicts stay, as history; the
+        new one starts with none, so grading it again judges exactly the items that carry it.
+        """
+        if user.role not in ("expert", "admin"):
+            raise PermissionError(f"{user.name} is a {user.role}: experts and admins edit criteria")
+        if not text.strip() or len(text) > 4000:
+            raise DataError("a criterion is 1 to 4,000 characters")
+        with self.write() as db:
+            row = db.execute("SELECT * FROM criteria WHERE id = ?", (base_id,)).fetchone()
+            if row is None:
+                raise DataError(f"no criterion {base_id}")
+            base = _criterion(row)
+            if not base.current:
+                now = db.execute(
+                    "SELECT * FROM criteria WHERE key = ? AND current = 1", (base.key,)
+                ).fetchone()
+                raise EditConflict(base, _criterion(now), text)
+            db.execute("UPDATE criteria SET current = 0 WHERE id = ?", (base.id,))
+            cursor = db.execute(
+                "INSERT INTO criteria(key, version, item_id, text, points, tags, author, created)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    base.key,
+                    base.version + 1,
+                    base.item_id,
+                    text,
+                    float(base.points if points is None else points),
+                    json.dumps(list(base.tags if tags is None else tags)),
+                    user.name,
+                    _now(),
+                ),
+            )
+            new_id = int(cursor.lastrowid or 0)
+            self.log(
+                db,
+                user.name,
+                "criterion_edited",
+                {"key": base.key, "from": base.version, "to": base.version + 1, "text": text},
+            )
+        found = self.criterion(new_id)
+        assert found is not None
+        return found
+
+    def versions(self, key: str) -> list[Criterion]:
+        """Every version of a criterion, oldest first."""
+        rows = self.query("SELECT * FROM criteria WHERE key = ? ORDER BY version", (key,))
+        return [_criterion(r) for r in rows]
+
     def criteria(self, item_id: int | None = None, *, current: bool = True) -> list[Criterion]:
         """The criteria of an item (its own and the shared ones), or every one."""
         rows = self.query(
@@ -533,17 +642,48 @@ class ReviewStore:
                 )
             self.log(db, actor, "graded", {"verdicts": len(verdicts)})
 
-    def verdicts(self) -> dict[tuple[int, int], ReviewVerdict]:
-        return {
-            (r["item_id"], r["criterion_id"]): ReviewVerdict(
-                r["item_id"],
-                r["criterion_id"],
-                None if r["met"] is None else bool(r["met"]),
-                r["explanation"],
-                r["error"],
-            )
-            for r in self.query("SELECT * FROM verdicts")
-        }
+    def progress(
+        self, user: str, *, offset: int = 0, limit: int = 100
+    ) -> list[tuple[Item, int, int]]:
+        """A page of items with, for each, how many of its current criteria ``user`` labelled
+        and how many it has."""
+        shared = self.query(
+            "SELECT count(*) AS n FROM criteria WHERE current = 1 AND item_id IS NULL"
+        )
+        rows = self.query(
+            "SELECT items.*, (SELECT count(*) FROM criteria WHERE current = 1 AND item_id = "
+            "items.id) AS own, (SELECT count(*) FROM labels JOIN criteria ON criteria.id = "
+            "labels.criterion_id JOIN users ON users.id = labels.user_id WHERE criteria.current "
+            "= 1 AND labels.item_id = items.id AND users.name = ?) AS done FROM items "
+            "ORDER BY items.id LIMIT ? OFFSET ?",
+            (user, limit, offset),
+        )
+        return [(_item(r), r["done"], r["own"] + shared[0]["n"]) for r in rows]
+
+    def count_items(self) -> int:
+        return int(self.query("SELECT count(*) AS n FROM items")[0]["n"])
+
+    def neighbours(self, item_id: int) -> tuple[int | None, int | None]:
+        """The items before and after ``item_id`` (by id), for the pager."""
+        before = self.query("SELECT max(id) AS id FROM items WHERE id < ?", (item_id,))
+        after = self.query("SELECT min(id) AS id FROM items WHERE id > ?", (item_id,))
+        return before[0]["id"], after[0]["id"]
+
+    def verdicts(self, item_id: int | None = None) -> dict[tuple[int, int], ReviewVerdict]:
+        """The grader's verdicts by (item, criterion): all of them, or one item's."""
+        if item_id is not None:
+            rows = self.query("SELECT * FROM verdicts WHERE item_id = ?", (item_id,))
+            return {(r["item_id"], r["criterion_id"]): _verdict(r) for r in rows}
+        return self._all_verdicts()
+
+    def _all_verdicts(self) -> dict[tuple[int, int], ReviewVerdict]:
+        rows = self.query("SELECT * FROM verdicts")
+        return {(r["item_id"], r["criterion_id"]): _verdict(r) for r in rows}
+
+
+def _verdict(r: sqlite3.Row) -> ReviewVerdict:
+    met = None if r["met"] is None else bool(r["met"])
+    return ReviewVerdict(r["item_id"], r["criterion_id"], met, r["explanation"], r["error"])
 
 
 def _split(script: str) -> list[str]:

@@ -42,3 +42,30 @@
     }, 3000);
   }
 }());
+// The lint findings of a criterion, as the expert types (server-side `rubric lint`).
+(function () {
+  "use strict";
+  var box = document.querySelector("textarea[data-lint]");
+  if (!box) { return; }
+  var list = document.querySelector(".findings");
+  var csrf = document.querySelector("input[name=csrf]");
+  var timer = null;
+  box.addEventListener("input", function () {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(function () {
+      var body = new URLSearchParams({ text: box.value, csrf: csrf ? csrf.value : "" });
+      fetch(box.getAttribute("data-lint"), { method: "POST", body: body })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (data) {
+          if (!data) { return; }
+          list.textContent = "";
+          data.findings.forEach(function (f) {
+            var item = document.createElement("li");
+            item.className = f.severity;
+            item.textContent = f.code + ": " + f.reason;
+            list.appendChild(item);
+          });
+        });
+    }, 300);
+  });
+}());
