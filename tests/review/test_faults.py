@@ -39,6 +39,20 @@ def _login(base: str, name: str, password: str) -> tuple[httpx.Client, str]:
     return client, re.search(r'name="csrf" value="([^"]+)"', home.text).group(1)
 
 
+def _label_one(
+    client: httpx.Client, csrf: str, rng: random.Random, targets: list[tuple[int, int]]
+) -> tuple[int, int, bool, httpx.Response]:
+    """One label, at random, as the app's form posts it."""
+    item, criterion = rng.choice(targets)
+    met = rng.random() < 0.5
+    answer = client.post(
+        f"/items/{item}/labels",
+        data={"criterion_id": criterion, "met": "met" if met else "not_met", "csrf": csrf},
+        headers={"accept": "application/json"},
+    )
+    return item, criterion, met, answer
+
+
 def _targets(store: ReviewStore) -> list[tuple[int, int]]:
     return [(i.id, c.id) for i, c in store.pairs()]
 
@@ -68,13 +82,7 @@ def test_ten_experts_at_once_lose_nothing_and_see_no_5xx(project):
         rng = random.Random(seed)
         end = time.monotonic() + SOAK_S
         while time.monotonic() < end:
-            item, criterion = rng.choice(targets)
-            met = rng.random() < 0.5
-            answer = client.post(
-                f"/items/{item}/labels",
-                data={"criterion_id": criterion, "met": "met" if met else "not_met", "csrf": csrf},
-                headers={"accept": "application/json"},
-            )
+            item, criterion, met, answer = _label_one(client, csrf, rng, targets)
             read = client.get(rng.choice([f"/items/{item}", "/dashboard"]))
             with lock:
                 statuses.extend([answer.status_code, read.status_code])
@@ -136,13 +144,7 @@ def test_a_server_killed_mid_write_keeps_every_acknowledged_label(project):
     rng = random.Random(3)
     try:
         while True:
-            item, criterion = rng.choice(targets)
-            met = rng.random() < 0.5
-            answer = client.post(
-                f"/items/{item}/labels",
-                data={"criterion_id": criterion, "met": "met" if met else "not_met", "csrf": csrf},
-                headers={"accept": "application/json"},
-            )
+            item, criterion, met, answer = _label_one(client, csrf, rng, targets)
             if answer.status_code == 200:
                 acked[(item, criterion)] = met
     except httpx.TransportError:
