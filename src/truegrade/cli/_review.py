@@ -115,6 +115,19 @@ def grade_command(
     out_console.print(f"{judged} judged")
 
 
+@review_app.command("import-attacks")
+def import_attacks_command(
+    project: ProjectArg,
+    report: Annotated[Path, typer.Argument(help="A report of truegrade attack --out.")],
+) -> None:
+    """Add the responses an attack report found rewarded as items, to be labelled blind."""
+    from truegrade.review import ReviewStore, import_attacks
+
+    with user_errors():
+        added = import_attacks(ReviewStore(project), report)
+    out_console.print(f"{added} attack items added")
+
+
 @review_app.command("export")
 def export_command(
     project: ProjectArg,

@@ -11,7 +11,13 @@ app (FastAPI, pages rendered on the server; see ``docs/review.md``).
 
 from truegrade.review._app import ROUTES, create_review_app
 from truegrade.review._numbers import RULES, Unit, agreement, units
-from truegrade.review._project import EXPORT_FILES, export_project, grade_project, init_project
+from truegrade.review._project import (
+    EXPORT_FILES,
+    export_project,
+    grade_project,
+    import_attacks,
+    init_project,
+)
 from truegrade.review._store import (
     ROLES,
     SCHEMA_VERSION,
@@ -40,6 +46,7 @@ __all__ = [
     "create_review_app",
     "export_project",
     "grade_project",
+    "import_attacks",
     "init_project",
     "units",
 ]

@@ -198,8 +198,16 @@ def create_review_app(
                 }
             )
         previous, following = store.neighbours(item_id)
+        # an attack's item is named for its attack only once this expert labelled all of it
+        all_seen = all(c["sees"] for c in criteria)
         return page(
-            "item.j2", request, item=item, criteria=criteria, previous=previous, next=following
+            "item.j2",
+            request,
+            item=item,
+            criteria=criteria,
+            previous=previous,
+            next=following,
+            all_seen=all_seen,
         )
 
     @app.post("/items/{item_id}/labels")

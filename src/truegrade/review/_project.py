@@ -32,7 +32,7 @@ from truegrade.graders.rubric import load_rubric
 from truegrade.review._numbers import agreement
 from truegrade.review._store import ReviewStore, ReviewVerdict
 
-__all__ = ["EXPORT_FILES", "export_project", "grade_project", "init_project"]
+__all__ = ["EXPORT_FILES", "export_project", "grade_project", "import_attacks", "init_project"]
 
 EXPORT_FILES = (
     "items.jsonl",
@@ -225,6 +225,73 @@ def _plan(
                     f"{where}: the row has no 'rubrics' and no rubric file was given (--rubric)"
                 )
     return list(items.values())
+
+
+def import_attacks(store: ReviewStore, report: str | Path, *, actor: str = "cli") -> int:
+    """Add the responses an attack report (``truegrade attack --out``) found rewarded as items:
+    each attack's example and each exploited search result, on the project's item it attacked,
+    with that item's criteria. Experts label them blind like any other item; the attack is shown
+    only once they have labelled it. Returns how many items were added.
+
+    Raises:
+        DataError: the report is not an attack report, or names an item the project lacks.
+    """
+    from pydantic import ValidationError
+
+    from truegrade.attacks import AttackReport
+
+    try:
+        parsed = AttackReport.model_validate_json(Path(report).read_text(encoding="utf-8"))
+    except (OSError, ValidationError, UnicodeDecodeError) as exc:
+        raise DataError(f"{report}: not an attack report ({str(exc).splitlines()[0]})") from None
+    found: list[tuple[str, str, str]] = []
+    for result in parsed.attacks:
+        if result.example is not None:
+            found.append((result.name, result.example.item, result.example.response))
+    for searched in parsed.search:
+        if searched.exploited:
+            found.append(("search", searched.item, searched.best_response))
+    items = {i.key: i for i in store.items()}
+    missing = sorted({item for _, item, _ in found if item not in items})
+    if missing:
+        raise DataError(
+            f"{report}: attacks items this project does not hold: {', '.join(missing[:5])}"
+        )
+    added = 0
+    with store.write() as db:
+        for name, key, response in found:
+            origin = items[key]
+            # a key that says nothing of the attack: experts see it before they label
+            new_key = "i" + hash_text(f"{name}\0{key}\0{response}")
+            if db.execute("SELECT 1 FROM items WHERE key = ?", (new_key,)).fetchone():
+                continue
+            item_id = store.add_item(
+                db,
+                key=new_key,
+                prompt=origin.prompt,
+                response=response,
+                category=origin.category,
+                cluster=origin.cluster,
+                source="attack",
+                attack=name,
+            )
+            own = db.execute(
+                "SELECT * FROM criteria WHERE item_id = ? AND current = 1 ORDER BY key",
+                (origin.id,),
+            ).fetchall()
+            for k, row in enumerate(own):
+                store.add_criterion(
+                    db,
+                    key=f"{new_key}/c{k + 1:03d}",
+                    text=row["text"],
+                    points=row["points"],
+                    tags=json.loads(row["tags"]),
+                    item_id=item_id,
+                    author=actor,
+                )
+            added += 1
+        store.log(db, actor, "attacks_imported", {"report": str(report), "items": added})
+    return added
 
 
 def hash_text(text: str) -> str:
