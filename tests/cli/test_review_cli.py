@@ -95,3 +95,14 @@ def test_errors_are_one_line_and_write_nothing(tmp_path):
     assert remote.exit_code == 2 and "--allow-remote" in remote.output
     no_admin = invoke("review", "serve", tmp_path / "p2", "--host", "0.0.0.0", "--allow-remote")
     assert no_admin.exit_code == 2 and "admin" in no_admin.output
+
+
+def test_init_from_an_export(tmp_path):
+    data = tmp_path / "meta.jsonl"
+    write_jsonl(data, meta_rows())
+    invoke("review", "init", tmp_path / "a", "--data", data)
+    invoke("review", "export", tmp_path / "a", "--out", tmp_path / "out")
+    made = invoke("review", "init", tmp_path / "b", "--import", tmp_path / "out")
+    assert made.exit_code == 0 and "20 items, 2 experts imported" in made.output, made.output
+    both = invoke("review", "init", tmp_path / "c", "--import", tmp_path / "out", "--data", data)
+    assert both.exit_code == 2 and "--import" in both.output

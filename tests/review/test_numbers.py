@@ -77,3 +77,31 @@ def test_categories_and_criteria_are_sliced_and_old_wordings_never_count(project
     after = agreement(project, n_resamples=100)
     assert after["overall"]["units"] == 19
     assert len(project.labels(current=False)) == 40 and len(project.labels()) == 38
+
+
+def test_an_export_imported_and_exported_again_is_byte_identical(project, tmp_path):
+    from tests.review.test_app import _report
+    from truegrade.core import DataError
+    from truegrade.review import ReviewStore, import_attacks, import_export
+
+    expert = project.user("new_md")
+    item = project.items()[4]
+    [criterion] = project.criteria(item.id)
+    project.set_label(expert, item.id, criterion.id, False, "too vague", disputes_grader=True)
+    project.edit_criterion(project.user("admin"), criterion.id, "Names when to seek care today")
+    import_attacks(project, _report(tmp_path, project.items()[0].key))
+    first = tmp_path / "first"
+    export_project(project, first, n_resamples=200)
+    again = import_export(tmp_path / "copy", first)
+    assert [u.name for u in again.users("expert")] == ["dr_a", "dr_b", "new_md"]
+    second = tmp_path / "second"
+    export_project(again, second, n_resamples=200)
+    for name in EXPORT_FILES:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    # a broken export leaves no project behind
+    (second / "labels.jsonl").write_text(
+        '{"item": "nowhere", "criterion": "x", "expert": "dr_a"}\n'
+    )
+    with pytest.raises(DataError, match=r"labels\.jsonl:1"):
+        import_export(tmp_path / "broken", second)
+    assert not (tmp_path / "broken" / ReviewStore.FILE).exists()

@@ -24,14 +24,26 @@ ProjectArg = Annotated[Path, typer.Argument(help="The project's directory.")]
 @review_app.command("init")
 def init_command(
     project: ProjectArg,
-    data: Annotated[Path, typer.Option(help="Rows: HealthBench meta-eval, or responses.")],
+    data: Annotated[
+        Path | None, typer.Option(help="Rows: HealthBench meta-eval, or responses.")
+    ] = None,
     rubric: Annotated[Path | None, typer.Option(help="A rubric file shared by every item.")] = None,
+    import_: Annotated[
+        Path | None, typer.Option("--import", help="An export of truegrade review export.")
+    ] = None,
 ) -> None:
-    """Make a project from data (HealthBench meta-eval rows, or responses with rubrics)."""
-    from truegrade.review import init_project
+    """Make a project from data (HealthBench meta-eval rows, or responses with rubrics), or
+    from an export."""
+    from truegrade.review import import_export, init_project
 
+    if (data is None) == (import_ is None):
+        fail("give --data (with --rubric when the rows carry none) or --import")
     with user_errors():
-        store = init_project(project, data=data, rubric=rubric)
+        if import_ is not None:
+            store = import_export(project, import_)
+        else:
+            assert data is not None
+            store = init_project(project, data=data, rubric=rubric)
     items = len(store.items())
     experts = len(store.users("expert"))
     out_console.print(f"{project}: {items} items, {experts} experts imported")

@@ -16,6 +16,7 @@ from truegrade.review._project import (
     export_project,
     grade_project,
     import_attacks,
+    import_export,
     init_project,
 )
 from truegrade.review._store import (
@@ -47,6 +48,7 @@ __all__ = [
     "export_project",
     "grade_project",
     "import_attacks",
+    "import_export",
     "init_project",
     "units",
 ]

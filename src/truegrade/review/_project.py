@@ -32,7 +32,14 @@ from truegrade.graders.rubric import load_rubric
 from truegrade.review._numbers import agreement
 from truegrade.review._store import ReviewStore, ReviewVerdict
 
-__all__ = ["EXPORT_FILES", "export_project", "grade_project", "import_attacks", "init_project"]
+__all__ = [
+    "EXPORT_FILES",
+    "export_project",
+    "grade_project",
+    "import_attacks",
+    "import_export",
+    "init_project",
+]
 
 EXPORT_FILES = (
     "items.jsonl",
@@ -294,6 +301,128 @@ def import_attacks(store: ReviewStore, report: str | Path, *, actor: str = "cli"
     return added
 
 
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [row for _, row in read_rows(path, what="review export")]
+
+
+def import_export(directory: str | Path, export: str | Path) -> ReviewStore:
+    """A new project from an export of ``export_project``: its items with their criteria and
+    keys, the shared rubric, every expert's labels (experts in the export's order, with no
+    password: an admin gives them one) and the grader's verdicts. Exporting it again gives the
+    same bytes.
+
+    Raises:
+        DataError: a file of the export is missing or malformed (named with its line).
+    """
+    folder = Path(export)
+    for name in EXPORT_FILES:
+        if not (folder / name).is_file():
+            raise DataError(f"{folder}: not an export of truegrade review ({name} is missing)")
+    items = _jsonl(folder / "items.jsonl")
+    written = yaml.safe_load((folder / "rubric.yaml").read_text(encoding="utf-8")) or {}
+    shared = load_rubric(folder / "rubric.yaml").items if written.get("rubric") else None
+    labels = _jsonl(folder / "labels.jsonl")
+    verdicts = _jsonl(folder / "verdicts.jsonl")
+    experts = json.loads((folder / "agreement.json").read_text(encoding="utf-8")).get("experts")
+    if not isinstance(experts, list) or not all(isinstance(e, str) for e in experts):
+        raise DataError(f"{folder / 'agreement.json'}: 'experts' must be a list of names")
+    store = ReviewStore(directory, create=True)
+    try:
+        with store.write() as db:
+            store.set_meta(db, "name", Path(directory).name)
+            store.set_meta(db, "source", str(folder))
+            users = {}
+            for name in experts:
+                cursor = db.execute(
+                    "INSERT INTO users(name, role, password) VALUES (?, 'expert', NULL)", (name,)
+                )
+                users[name] = int(cursor.lastrowid or 0)
+            keys: dict[tuple[str, str], tuple[int, int]] = {}
+            shared_ids = [
+                (
+                    f"c{k + 1:03d}",
+                    store.add_criterion(db, key=f"c{k + 1:03d}", text=t, points=p, tags=g),
+                )
+                for k, (t, p, g) in enumerate(shared_items(shared))
+            ]
+            for line, row in enumerate(items, 1):
+                where = f"{folder / 'items.jsonl'}:{line}"
+                item_id = store.add_item(
+                    db,
+                    key=str(row["id"]),
+                    prompt=_prompt(row, where),
+                    response=_text(row, ("response",), where),
+                    category=row.get("category"),
+                    cluster=str(row.get("group") or row["id"]),
+                    source=str(row.get("source") or "data"),
+                    attack=row.get("attack"),
+                )
+                for key, cid in shared_ids:
+                    keys[(str(row["id"]), key)] = (item_id, cid)
+                for raw in row.get("rubrics") or []:
+                    text, points, tags = _criterion_of(raw, where)
+                    cid = store.add_criterion(
+                        db,
+                        key=str(raw["key"]),
+                        text=text,
+                        points=points,
+                        tags=tags,
+                        item_id=item_id,
+                    )
+                    keys[(str(row["id"]), str(raw["key"]))] = (item_id, cid)
+            for line, row in enumerate(labels, 1):
+                found = keys.get((str(row.get("item")), str(row.get("criterion"))))
+                if found is None or row.get("expert") not in users:
+                    raise DataError(
+                        f"{folder / 'labels.jsonl'}:{line}: names no item, criterion "
+                        "or expert of the export"
+                    )
+                db.execute(
+                    "INSERT INTO labels(item_id, criterion_id, user_id, met, reason, "
+                    "disputes_grader, updated) VALUES (?, ?, ?, ?, ?, ?, 'import')",
+                    (
+                        *found,
+                        users[row["expert"]],
+                        int(bool(row["met"])),
+                        str(row.get("reason") or ""),
+                        int(bool(row.get("disputes_grader"))),
+                    ),
+                )
+            for line, row in enumerate(verdicts, 1):
+                found = keys.get((str(row.get("item")), str(row.get("criterion"))))
+                if found is None:
+                    raise DataError(
+                        f"{folder / 'verdicts.jsonl'}:{line}: names no item or "
+                        "criterion of the export"
+                    )
+                met = row.get("met")
+                db.execute(
+                    "INSERT INTO verdicts(item_id, criterion_id, met, explanation, error) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (
+                        *found,
+                        None if met is None else int(bool(met)),
+                        str(row.get("explanation") or ""),
+                        row.get("error"),
+                    ),
+                )
+            store.log(db, "cli", "import", {"export": str(folder), "items": len(items)})
+    except (KeyError, TypeError) as exc:
+        _discard(store)
+        raise DataError(f"{folder}: a malformed export ({exc!r})") from None
+    except BaseException:
+        _discard(store)
+        raise
+    return store
+
+
+def _discard(store: ReviewStore) -> None:
+    """Remove a project whose import failed: nothing half made is left behind."""
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store.path}{suffix}").unlink(missing_ok=True)
+
+
 def hash_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -342,6 +471,7 @@ def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 10
     criteria = store.criteria()
     shared = [c for c in criteria if c.item_id is None]
     verdicts = store.verdicts()
+    current = {c.id for c in criteria}  # the export holds what is current, not the history
     labels = store.labels()
     by_unit: dict[tuple[int, int], list[tuple[str, bool]]] = {}
     for label in labels:
@@ -358,7 +488,7 @@ def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 10
                 "source": i.source,
                 "attack": i.attack,
                 "rubrics": [
-                    {"criterion": c.text, "points": c.points, "tags": list(c.tags)}
+                    {"key": c.key, "criterion": c.text, "points": c.points, "tags": list(c.tags)}
                     for c in criteria
                     if c.item_id == i.id
                 ],
@@ -402,7 +532,8 @@ def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 10
                 "explanation": v.explanation,
                 "error": v.error,
             }
-            for (_, _), v in sorted(verdicts.items())
+            for (_, cid), v in sorted(verdicts.items())
+            if cid in current
         ],
     )
     meta = []
