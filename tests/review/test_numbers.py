@@ -105,3 +105,23 @@ def test_an_export_imported_and_exported_again_is_byte_identical(project, tmp_pa
     with pytest.raises(DataError, match=r"labels\.jsonl:1"):
         import_export(tmp_path / "broken", second)
     assert not (tmp_path / "broken" / ReviewStore.FILE).exists()
+
+
+def test_rubric_meta_gives_each_rater_s_numbers(project, tmp_path):
+    from sklearn.metrics import f1_score
+
+    export_project(project, tmp_path / "out", n_resamples=100)
+    rows = meta_rows(list(read_rows(tmp_path / "out" / "meta_eval.jsonl")))
+    report = meta_evaluate(rows, verdicts=GRADER, n_resamples=100)
+    by_name = {b.name: b for b in report.raters}
+    assert set(by_name) == {"dr_a", "dr_b"} and by_name["dr_a"].rows == 20
+    dr_a = [bool(a) for a, _ in TABLE]
+    dr_b = [bool(b) for _, b in TABLE]
+    assert by_name["dr_a"].macro_f1.estimate == pytest.approx(
+        f1_score(dr_a, GRADER, average="macro")
+    )
+    # dr_a against the other rater: dr_b's labels as the truth
+    assert by_name["dr_a"].expert_macro_f1.estimate == pytest.approx(
+        f1_score(dr_b, dr_a, average="macro")
+    )
+    assert "raters" in report.to_dict()

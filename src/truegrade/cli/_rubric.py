@@ -287,6 +287,8 @@ def meta_command(
         out_console.print(_meta_table("category", report.worst))
     if report.tags:
         out_console.print(_meta_table("tag", report.tags))
+    if report.raters:
+        out_console.print(_meta_table("rater", report.raters))
     out_console.print(
         f"{report.rows} rows, {report.pairs} (evaluator, expert) pairs, {report.errors} errors\n"
         f"macro-F1 {_est(report.macro_f1)}   experts among themselves "

@@ -47,6 +47,8 @@ class MetaRow:
     labels: tuple[bool, ...]
     category: str | None
     cluster: Hashable
+    raters: tuple[str, ...] = ()
+    """Who gave each label (HealthBench's ``anonymized_physician_ids``), when the row says."""
 
 
 def _labels(value: Any, where: str) -> tuple[bool, ...]:
@@ -79,6 +81,13 @@ def meta_rows(rows: Sequence[tuple[int, Mapping[str, Any]]], *, path: str = "") 
         if not isinstance(response, (str, list)):
             raise DataError(f"{where}: needs the response graded ('completion')")
         labels = _labels(row.get("binary_labels", row.get("labels")), where)
+        raters = row.get("anonymized_physician_ids") or ()
+        if raters and (
+            not isinstance(raters, list)
+            or len(raters) != len(labels)
+            or not all(isinstance(r, (str, int)) for r in raters)
+        ):
+            raise DataError(f"{where}: 'anonymized_physician_ids' must name one rater per label")
         prompt_id = row.get("prompt_id")
         identity = row.get("completion_id", row.get("id", line))
         sample = Sample(
@@ -95,6 +104,7 @@ def meta_rows(rows: Sequence[tuple[int, Mapping[str, Any]]], *, path: str = "") 
                 labels=labels,
                 category=str(category) if category is not None else None,
                 cluster=prompt_id if isinstance(prompt_id, (str, int)) else identity,
+                raters=tuple(str(r) for r in raters),
             )
         )
     return out
@@ -134,6 +144,9 @@ class MetaReport:
     expert_met_rate: float
     categories: list[Breakdown] = field(default_factory=list)
     tags: list[Breakdown] = field(default_factory=list)
+    raters: list[Breakdown] = field(default_factory=list)
+    """Per rater (rows with ``anonymized_physician_ids``): the evaluator against that rater's
+    labels, and that rater against the others on the same rows."""
     error_examples: list[str] = field(default_factory=list)
 
     @property
@@ -174,6 +187,7 @@ class MetaReport:
                 "expert_met_rate": self.expert_met_rate,
                 "categories": [part(b) for b in self.categories],
                 "tags": [part(b) for b in self.tags],
+                "raters": [part(b) for b in self.raters],
                 "worst_categories": [b.name for b in self.worst[:5]],
                 "error_examples": self.error_examples,
             }
@@ -214,9 +228,21 @@ def _expert_pairs(rows: Sequence[MetaRow]) -> tuple[list[bool], list[bool], list
 def _breakdown(
     name: str, rows: Sequence[MetaRow], predicted: Sequence[bool], n_resamples: int, seed: int
 ) -> Breakdown:
-    truth, pred, clusters = _pairs(rows, predicted)
+    return _from_pairs(
+        name, len(rows), _pairs(rows, predicted), _expert_pairs(rows), n_resamples, seed
+    )
+
+
+_Pairs = tuple[list[bool], list[bool], list[Hashable]]
+
+
+def _from_pairs(
+    name: str, rows: int, model_pairs: _Pairs, expert_pairs: _Pairs, n_resamples: int, seed: int
+) -> Breakdown:
+    """A slice's numbers from its (evaluator, expert) and (expert, expert) pairs."""
+    truth, pred, clusters = model_pairs
     model = macro_f1(truth, pred, clusters, n_resamples=n_resamples, seed=seed)
-    e_truth, e_pred, e_clusters = _expert_pairs(rows)
+    e_truth, e_pred, e_clusters = expert_pairs
     expert = (
         macro_f1(e_truth, e_pred, e_clusters, n_resamples=n_resamples, seed=seed)
         if e_truth
@@ -227,7 +253,7 @@ def _breakdown(
         if expert is not None and expert.estimate == expert.estimate
         else None
     )
-    return Breakdown(name, len(rows), model, expert, gap)
+    return Breakdown(name, rows, model, expert, gap)
 
 
 def meta_evaluate(
@@ -304,4 +330,46 @@ def meta_evaluate(
                 name, [good_rows[i] for i in idx], [predicted[i] for i in idx], n_resamples, seed
             )
             (report.categories if kind == "category" else report.tags).append(part)
+    report.raters = _per_rater(good_rows, predicted, n_resamples, seed)
     return report
+
+
+def _per_rater(
+    rows: Sequence[MetaRow], predicted: Sequence[bool], n_resamples: int, seed: int
+) -> list[Breakdown]:
+    """For each named rater: the evaluator against their labels, and their labels against the
+    other raters' on the same rows (HealthBench reads each physician against the rest)."""
+    names = sorted({r for row in rows for r in row.raters})
+    out = []
+    for name in names:
+        truth: list[bool] = []
+        pred: list[bool] = []
+        clusters: list[Hashable] = []
+        e_truth: list[bool] = []
+        e_pred: list[bool] = []
+        e_clusters: list[Hashable] = []
+        count = 0
+        for row, p in zip(rows, predicted, strict=True):
+            if name not in row.raters:
+                continue
+            count += 1
+            own = row.labels[row.raters.index(name)]
+            truth.append(own)
+            pred.append(p)
+            clusters.append(row.cluster)
+            for other, label in zip(row.raters, row.labels, strict=True):
+                if other != name:
+                    e_truth.append(label)
+                    e_pred.append(own)
+                    e_clusters.append(row.cluster)
+        out.append(
+            _from_pairs(
+                name,
+                count,
+                (truth, pred, clusters),
+                (e_truth, e_pred, e_clusters),
+                n_resamples,
+                seed,
+            )
+        )
+    return out
