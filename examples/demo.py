@@ -25,6 +25,9 @@ from truegrade.card import build_card, write_card
 from truegrade.data import read_samples
 from truegrade.simulator import run_simulator
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from review_demo import build_review
+
 HERE = Path(__file__).resolve().parent
 OUT = Path("out") / "demo"
 
@@ -181,9 +184,18 @@ def main() -> int:
             f"[dim]rubric criteria are judged by the judge simulator at {simulator.base_url}[/]"
         )
         _build_cards(console, table, cards, judge)
+        review = build_review(OUT, judge)
     console.print(table)
     for line in cards:
         console.print(f"  {line}", highlight=False)
+    console.print(
+        f"review app: {review['items']} items labelled by two simulated experts (Cohen's kappa "
+        f"{review['experts_kappa']:.2f}), {review['judged']} criteria judged, grader macro-F1 "
+        f"{review['grader_macro_f1']:.2f} against them; add yourself with `truegrade review user "
+        f"{review['project']} NAME --role viewer`, then "
+        f"`truegrade review serve {review['project']}`",
+        highlight=False,
+    )
     console.print(
         f"built in {time.perf_counter() - started:.0f} s; each card has a Markdown "
         "twin (.md) and the JSON behind it (.json). Open the .html files in a browser."
