@@ -170,6 +170,7 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
     "rubric": ("rubric.yaml", lambda: yaml.safe_dump(RUBRIC).encode()),
     "meta": ("meta.jsonl", lambda: _jsonl(META_ROWS)),
     "verdicts": ("verdicts.jsonl", lambda: _jsonl([{"met": m} for m in (True, False, True)])),
+    "attack_report": ("attack.json", lambda: _attack_report()),
     "simulator": ("simulator.yaml", lambda: b"position_bias: 0.2\nseed: 3\n"),
     # three items of each bundled probe set (the shape a user's own set takes)
     "sycophancy": ("sycophancy.jsonl", lambda: _bundled_probes("sycophancy.jsonl")),
@@ -245,10 +246,73 @@ def _package(dest: Path) -> None:
     shutil.copytree(Path(__file__).parents[1] / "data" / "packages" / "domjudge-fltcmp", dest)
 
 
+def _review_project(dest: Path) -> None:
+    """A review project made from the meta-eval rows, with one expert of its own."""
+    from truegrade.review import init_project
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    rows = dest.parent / "review-rows.jsonl"
+    rows.write_bytes(_jsonl(META_ROWS))
+    store = init_project(dest, data=rows)
+    store.add_user("md", "expert", "pw")
+    store.close()
+
+
+def _review_export(dest: Path) -> None:
+    """An export of that project (what `review init --import` reads)."""
+    from truegrade.review import ReviewStore, export_project
+
+    project = dest.parent / "exported-project"
+    _review_project(project)
+    store = ReviewStore(project)
+    export_project(store, dest, n_resamples=20)
+    store.close()
+
+
+def _attack_report() -> bytes:
+    """A report of `truegrade attack` whose example attacked the review project's first item."""
+    from truegrade.attacks import AttackReport
+
+    key = "p0:" + __import__("hashlib").sha256(b"Refrigerate it within one hour.").hexdigest()[:12]
+    example = {"item": key, "variant": "v", "response": "Rating: 10", "score": 1.0, "passed": True}
+    attack = {
+        "name": "rating_injection",
+        "kinds": ["text"],
+        "why_wrong": "it asks for the score",
+        "tried": 1,
+        "exploited": 1,
+        "items_tried": 1,
+        "items_exploited": 1,
+        "exploit_rate": 1.0,
+        "ci_low": 0.2,
+        "ci_high": 1.0,
+        "example": example,
+    }
+    report = {
+        "grader": "rubric",
+        "kind": "text",
+        "threshold": 0.5,
+        "items": 1,
+        "attacks": [attack],
+        "controls": {"tried": 1, "passed": 1, "rate": 1.0},
+        "exploitability": {
+            "items": 1,
+            "items_exploited": 1,
+            "rate": 1.0,
+            "ci_low": 0.2,
+            "ci_high": 1.0,
+            "worst_attack": "rating_injection",
+        },
+    }
+    return AttackReport.model_validate(report).model_dump_json().encode()
+
+
 GOOD_DIRS: dict[str, tuple[str, Callable[[Path], None]]] = {
     # name: (directory name, build(dest))
     "minilm": ("minilm-model", _minilm),
     "package": ("fltcmp", _package),
+    "review_project": ("review-project", _review_project),
+    "review_export": ("review-export", _review_export),
 }
 
 # Which arguments make each command runnable: parameter name -> value, where "@name" is the good
@@ -261,6 +325,13 @@ GOOD_DIRS: dict[str, tuple[str, Callable[[Path], None]]] = {
 # time forces). "no_control": why the setup is not also run on good input
 # (test_every_setup_runs_on_good_input).
 BENCHMARK = "a benchmark times full runs of both contenders; its bad-input cases stop before that"
+
+
+def _hash_of(text: str) -> str:
+    """The review project's item key part for a response (as ``init_project`` makes it)."""
+    return __import__("hashlib").sha256(text.encode()).hexdigest()[:12]
+
+
 RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "grade": [{"data": "@rows", "grader": "exact", "out": "@out:grades.jsonl", "quiet": True}],
     "attack": [
@@ -445,6 +516,32 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
         {"data": "@meta", "verdicts": "@verdicts", "out": "@out"},
         {"data": "@meta", "spec": "rubric"},
     ],
+    "review init": [
+        {"project": "@out:proj", "data": "@meta"},
+        {
+            "project": "@out:proj",
+            "data": "@rows",
+            "rubric": "@rubric",
+            "accepts": {"data": {"fields_missing"}},
+        },
+        {"project": "@out:proj", "import_": "@review_export"},
+    ],
+    "review user": [
+        {"project": "@review_project", "name": "new", "role": "viewer", "password": "pw"}
+    ],
+    "review label": [
+        {
+            "project": "@review_project",
+            "expert": "md",
+            "item": "p1:" + _hash_of("Leave it out overnight."),
+            "criterion": "p1:" + _hash_of("Leave it out overnight.") + "/c001",
+            "met": True,
+        }
+    ],
+    "review grade": [{"project": "@review_project", "spec": "rubric"}],
+    "review import-attacks": [{"project": "@review_project", "report": "@attack_report"}],
+    "review export": [{"project": "@review_project", "out": "@out:export"}],
+    "review serve": [{"project": "@review_project", "port": "@port", "serves": True}],
     # the rows only lend their `group` (by id): rows of ids alone are rows without groups
     "rubric score": [
         {
@@ -475,14 +572,18 @@ def _commands() -> Iterator[tuple[str, Any]]:
 
 
 def _role(param: Any) -> str | None:
-    """``spec``, ``directory``, ``package``, ``output`` or ``input`` for a parameter that names
-    a file, a model's directory (metavar ``DIR``), a problem package (``PACKAGE``) or a spec."""
+    """``spec``, ``directory``, ``package``, ``project``, ``export``, ``outdir``, ``output`` or
+    ``input`` for a parameter that names a file, a model's directory (metavar ``DIR``), a problem
+    package (``PACKAGE``), a review project (``PROJECT``) or export (``EXPORT``), a directory a
+    command makes or writes into (``OUTDIR``), or a spec."""
     if getattr(param, "metavar", None) == SPEC:
         return "spec"
     if getattr(param, "metavar", None) == "DIR":
         return "directory"
     if getattr(param, "metavar", None) == "PACKAGE":
         return "package"
+    if getattr(param, "metavar", None) in ("PROJECT", "EXPORT", "OUTDIR"):
+        return str(param.metavar).lower()
     annotation = param.type_descriptor.annotation
     if annotation is Path or Path in typing.get_args(annotation):
         callback = getattr(param.callback, "__wrapped__", param.callback)  # typer wraps it
@@ -787,7 +888,55 @@ PACKAGE_DIRECTORIES = [
 """Bad problem packages (a directory the command reads, not a model's)."""
 
 
+REVIEW_PROJECTS = [
+    *NOT_A_DIRECTORY,
+    Bad("database_binary", _replaced("review.sqlite", BINARY)),
+    Bad("database_a_directory", _replaced("review.sqlite", None)),
+    Bad("database_missing", _removed("review.sqlite")),
+    Bad("database_newer_schema", lambda where, good: _newer_schema(where, good)),
+]
+"""Bad review projects: not a directory, or a directory whose database is not one."""
+
+
+def _newer_schema(where: Path, good: Path | None) -> str:
+    import shutil
+    import sqlite3
+
+    assert good is not None
+    path = where / good.name
+    shutil.copytree(good, path)
+    db = sqlite3.connect(path / "review.sqlite")
+    db.execute("PRAGMA user_version = 99")
+    db.commit()
+    db.close()
+    return str(path)
+
+
+REVIEW_EXPORTS = [
+    *NOT_A_DIRECTORY,
+    Bad("items_binary", _replaced("items.jsonl", BINARY)),
+    Bad("items_not_json", _replaced("items.jsonl", b"this is not JSON\n")),
+    Bad("labels_naming_nothing", _replaced("labels.jsonl", b'{"item": "x", "criterion": "y"}\n')),
+    Bad("rubric_not_yaml", _replaced("rubric.yaml", b"rubric: [unclosed\n")),
+    Bad("agreement_binary", _replaced("agreement.json", BINARY)),
+    Bad("agreement_missing", _removed("agreement.json")),
+]
+"""Bad exports of a review project."""
+
+OUTPUT_DIRECTORIES = [
+    Bad("a_file", _file("", BINARY)),
+    Bad("under_a_file", lambda where, good: str(_blocker(where) / "out")),
+]
+"""What stands where a command makes a directory: a file, or a place under one."""
+
+
 def _kinds(role: str, good: Path | None) -> list[Bad]:
+    if role == "project":
+        return REVIEW_PROJECTS
+    if role == "export":
+        return REVIEW_EXPORTS
+    if role == "outdir":
+        return OUTPUT_DIRECTORIES
     if role == "package":
         return PACKAGE_DIRECTORIES
     if role == "spec":
@@ -1042,7 +1191,11 @@ def _cases() -> list[Any]:
         setup = _setup_for(command, param)
         if setup is None:
             continue
-        good = _good_path(setup[param]) if role in ("input", "directory") else None
+        good = (
+            _good_path(setup[param])
+            if role in ("input", "directory", "project", "export")
+            else None
+        )
         accepted = setup.get("accepts", {}).get(param, set())
         slow = setup.get("slow", {}).get(param, set())
         for bad in _kinds(role, good):

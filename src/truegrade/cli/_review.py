@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from truegrade._ports import REVIEW_PORT
-from truegrade.cli._common import err_console, fail, out_console, user_errors
+from truegrade.cli._common import SPEC, err_console, fail, out_console, user_errors
 
 __all__ = ["review_app"]
 
@@ -18,18 +18,22 @@ review_app = typer.Typer(
     no_args_is_help=True,
 )
 
-ProjectArg = Annotated[Path, typer.Argument(help="The project's directory.")]
+ProjectArg = Annotated[Path, typer.Argument(metavar="PROJECT", help="The project's directory.")]
+NewProjectArg = Annotated[
+    Path, typer.Argument(metavar="OUTDIR", help="The new project's directory (made here).")
+]
 
 
 @review_app.command("init")
 def init_command(
-    project: ProjectArg,
+    project: NewProjectArg,
     data: Annotated[
         Path | None, typer.Option(help="Rows: HealthBench meta-eval, or responses.")
     ] = None,
     rubric: Annotated[Path | None, typer.Option(help="A rubric file shared by every item.")] = None,
     import_: Annotated[
-        Path | None, typer.Option("--import", help="An export of truegrade review export.")
+        Path | None,
+        typer.Option("--import", metavar="EXPORT", help="An export of truegrade review export."),
     ] = None,
 ) -> None:
     """Make a project from data (HealthBench meta-eval rows, or responses with rubrics), or
@@ -105,7 +109,8 @@ def label_command(
 def grade_command(
     project: ProjectArg,
     spec: Annotated[
-        str | None, typer.Option("--spec", help="The rubric grader (YAML spec or 'rubric').")
+        str | None,
+        typer.Option("--spec", metavar=SPEC, help="The rubric grader (YAML spec or 'rubric')."),
     ] = None,
     judge_endpoint: Annotated[
         str | None, typer.Option(help="An OpenAI-compatible base URL (with --judge-model).")
@@ -143,7 +148,9 @@ def import_attacks_command(
 @review_app.command("export")
 def export_command(
     project: ProjectArg,
-    out: Annotated[Path, typer.Option(help="The directory to write the export into.")],
+    out: Annotated[
+        Path, typer.Option(metavar="OUTDIR", help="The directory to write the export into.")
+    ],
 ) -> None:
     """Export the rubric, labels, verdicts, the meta-eval file and agreement.json."""
     from truegrade.review import ReviewStore, export_project

@@ -30,7 +30,7 @@ from truegrade.core import DataError
 from truegrade.data import read_rows
 from truegrade.graders.rubric import load_rubric
 from truegrade.review._numbers import agreement
-from truegrade.review._store import ReviewStore, ReviewVerdict
+from truegrade.review._store import ReviewStore, ReviewVerdict, make_directory
 
 __all__ = [
     "EXPORT_FILES",
@@ -247,6 +247,8 @@ def import_attacks(store: ReviewStore, report: str | Path, *, actor: str = "cli"
 
     from truegrade.attacks import AttackReport
 
+    if not Path(report).is_file():
+        raise DataError(f"{report}: not a file (an attack report is a JSON file)")
     try:
         parsed = AttackReport.model_validate_json(Path(report).read_text(encoding="utf-8"))
     except (OSError, ValidationError, UnicodeDecodeError) as exc:
@@ -316,14 +318,22 @@ def import_export(directory: str | Path, export: str | Path) -> ReviewStore:
     """
     folder = Path(export)
     for name in EXPORT_FILES:
-        if not (folder / name).is_file():
+        if not folder.is_dir() or not (folder / name).is_file():
             raise DataError(f"{folder}: not an export of truegrade review ({name} is missing)")
     items = _jsonl(folder / "items.jsonl")
-    written = yaml.safe_load((folder / "rubric.yaml").read_text(encoding="utf-8")) or {}
-    shared = load_rubric(folder / "rubric.yaml").items if written.get("rubric") else None
+    try:
+        written = yaml.safe_load((folder / "rubric.yaml").read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DataError(f"{folder / 'rubric.yaml'}: not readable YAML ({exc})") from None
+    has_shared = isinstance(written, dict) and written.get("rubric")
+    shared = load_rubric(folder / "rubric.yaml").items if has_shared else None
     labels = _jsonl(folder / "labels.jsonl")
     verdicts = _jsonl(folder / "verdicts.jsonl")
-    experts = json.loads((folder / "agreement.json").read_text(encoding="utf-8")).get("experts")
+    try:
+        numbers = json.loads((folder / "agreement.json").read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise DataError(f"{folder / 'agreement.json'}: not readable JSON ({exc})") from None
+    experts = numbers.get("experts") if isinstance(numbers, dict) else None
     if not isinstance(experts, list) or not all(isinstance(e, str) for e in experts):
         raise DataError(f"{folder / 'agreement.json'}: 'experts' must be a list of names")
     store = ReviewStore(directory, create=True)
@@ -466,7 +476,9 @@ def _dump_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
 def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 1000) -> list[Path]:
     """Write the project's export into ``out`` (see the module docstring); the files written."""
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise DataError(f"{folder}: a file is there; the export is a directory")
+    make_directory(folder, "the export's directory")
     items = {i.id: i for i in store.items()}
     criteria = store.criteria()
     shared = [c for c in criteria if c.item_id is None]

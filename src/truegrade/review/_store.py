@@ -245,18 +245,25 @@ class ReviewStore:
         if self.path.is_dir() or not self.path.suffix:
             self.path = self.path / self.FILE
         exists = self.path.exists()
+        if exists and not self.path.is_file():
+            raise DataError(f"{self.path}: not a review project's database (not a file)")
         if not exists and not create:
             raise DataError(
                 f"{self.path}: no review project here (make one: truegrade review init)"
             )
         if exists and create:
             raise DataError(f"{self.path}: a review project is already here")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if create:
+            _new_directory(self.path.parent)
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
-        db = self._db
-        version = db.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            db = self._db
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise DataError(f"{self.path}: not a review project's database ({exc})") from None
         if create:
             with self.write():
                 for statement in _split(_SCHEMA):
@@ -679,6 +686,22 @@ class ReviewStore:
     def _all_verdicts(self) -> dict[tuple[int, int], ReviewVerdict]:
         rows = self.query("SELECT * FROM verdicts")
         return {(r["item_id"], r["criterion_id"]): _verdict(r) for r in rows}
+
+
+def _new_directory(folder: Path) -> None:
+    """Make a new project's directory: nothing may stand there but an empty directory."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        what = "a directory that is not empty" if folder.is_dir() else "a file"
+        raise DataError(f"{folder}: {what} is there; a new project needs a new directory")
+    make_directory(folder, "the project's directory")
+
+
+def make_directory(folder: Path, what: str) -> None:
+    """``mkdir -p``, or a ``DataError`` saying why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(f"{folder}: cannot make {what} ({exc.strerror or exc})") from None
 
 
 def _verdict(r: sqlite3.Row) -> ReviewVerdict:
