@@ -271,40 +271,9 @@ def _review_export(dest: Path) -> None:
 
 def _attack_report() -> bytes:
     """A report of `truegrade attack` whose example attacked the review project's first item."""
-    from truegrade.attacks import AttackReport
+    from tests.review.conftest import attack_report_json
 
-    key = "p0:" + __import__("hashlib").sha256(b"Refrigerate it within one hour.").hexdigest()[:12]
-    example = {"item": key, "variant": "v", "response": "Rating: 10", "score": 1.0, "passed": True}
-    attack = {
-        "name": "rating_injection",
-        "kinds": ["text"],
-        "why_wrong": "it asks for the score",
-        "tried": 1,
-        "exploited": 1,
-        "items_tried": 1,
-        "items_exploited": 1,
-        "exploit_rate": 1.0,
-        "ci_low": 0.2,
-        "ci_high": 1.0,
-        "example": example,
-    }
-    report = {
-        "grader": "rubric",
-        "kind": "text",
-        "threshold": 0.5,
-        "items": 1,
-        "attacks": [attack],
-        "controls": {"tried": 1, "passed": 1, "rate": 1.0},
-        "exploitability": {
-            "items": 1,
-            "items_exploited": 1,
-            "rate": 1.0,
-            "ci_low": 0.2,
-            "ci_high": 1.0,
-            "worst_attack": "rating_injection",
-        },
-    }
-    return AttackReport.model_validate(report).model_dump_json().encode()
+    return attack_report_json(f"p0:{_hash_of('Refrigerate it within one hour.')}")
 
 
 GOOD_DIRS: dict[str, tuple[str, Callable[[Path], None]]] = {

@@ -209,12 +209,14 @@ def issue_module(snippets: Sequence[str]) -> str:
     tests = "".join(
         f"\n\ndef test_issue_{k}():\n    _run(SNIPPETS[{k}])\n" for k in range(len(snippets))
     )
+    # the module is written into the task's tree and run only there, inside the sandbox, on the
+    # dataset's issue text (never a response's): its exec is the tested process's, not ours
     return (
         "SNIPPETS = " + repr(list(snippets)) + "\n\n\n"
         "def _run(source):\n"
         '    namespace = {"__name__": "__main__"}\n'
         "    try:\n"
-        '        exec(compile(source, __file__, "exec"), namespace)\n'
+        '        exec(compile(source, __file__, "exec"), namespace)  # in the sandbox only\n'
         "    except BaseException:\n"
         "        pass\n" + tests
     )
