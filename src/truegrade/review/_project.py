@@ -122,7 +122,7 @@ def init_project(
             )
             experts[expert] = int(cursor.lastrowid or 0)
         shared_ids = []
-        for k, (text, points, tags) in enumerate(shared_items(shared)):
+        for k, (text, points, tags) in enumerate(_shared_items(shared)):
             shared_ids.append(
                 store.add_criterion(db, key=f"c{k + 1:03d}", text=text, points=points, tags=tags)
             )
@@ -159,7 +159,7 @@ def init_project(
     return store
 
 
-def shared_items(shared: Any) -> list[tuple[str, float, list[str]]]:
+def _shared_items(shared: Any) -> list[tuple[str, float, list[str]]]:
     if not shared:
         return []
     return [(i.criterion, float(i.points), list(i.tags)) for i in shared]
@@ -353,7 +353,7 @@ def import_export(directory: str | Path, export: str | Path) -> ReviewStore:
                     f"c{k + 1:03d}",
                     store.add_criterion(db, key=f"c{k + 1:03d}", text=t, points=p, tags=g),
                 )
-                for k, (t, p, g) in enumerate(shared_items(shared))
+                for k, (t, p, g) in enumerate(_shared_items(shared))
             ]
             for line, row in enumerate(items, 1):
                 where = f"{folder / 'items.jsonl'}:{line}"

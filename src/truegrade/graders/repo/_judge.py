@@ -300,9 +300,10 @@ def judge_patch(
         compare = differential != "off" and bool(task.gold_patch.strip())
         targets = _targets(task, path_dirs, base) if compare or trace else []
         issue = _plant_issue(task, tree, files, base) if targets else []
-        tree_tar = base.overlay(tree, [*touched, *(i.split("::", 1)[0] for i in issue[:1])])
+        issue_file = [issue[0].split("::", 1)[0]] if issue else []
+        tree_tar = base.overlay(tree, [*touched, *issue_file])
     wanted = [*task.fail_to_pass, *task.pass_to_pass, *planted.ids, *issue]
-    files = [*files, *(i.split("::", 1)[0] for i in issue[:1])]
+    files = [*files, *issue_file]
     run = run_in_sandbox(
         env,
         settings,
