@@ -494,6 +494,11 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "accepts": {"data": {"fields_missing"}},
         },
         {"project": "@out:proj", "import_": "@review_export"},
+        {"project": "@out:proj", "data": "@meta", "grader": "rubric", "experts_per_item": "3"},
+    ],
+    "review assign": [
+        {"project": "@review_project", "expert": "md", "count": "2"},
+        {"project": "@review_project", "experts_per_item": "4"},
     ],
     "review user": [
         {"project": "@review_project", "name": "new", "role": "viewer", "password": "pw"}

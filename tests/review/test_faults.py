@@ -139,7 +139,16 @@ def test_a_server_killed_mid_write_keeps_every_acknowledged_label(project):
     client, csrf = _login(f"http://127.0.0.1:{port}", "md", "pw")
     targets = _targets(ReviewStore(folder))
     acked: dict[tuple[int, int], bool] = {}
-    killer = threading.Timer(1.5, lambda: server.send_signal(signal.SIGKILL))
+
+    def kill_when_busy() -> None:
+        # killed once 20 labels are acknowledged (however loaded the machine), while the client
+        # keeps writing: the kill lands in the middle of one
+        while len(acked) < 20 and server.poll() is None:
+            time.sleep(0.01)
+        time.sleep(0.05)
+        server.send_signal(signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_when_busy, daemon=True)
     killer.start()
     rng = random.Random(3)
     try:
@@ -152,7 +161,8 @@ def test_a_server_killed_mid_write_keeps_every_acknowledged_label(project):
     finally:
         client.close()
     server.wait()
-    assert len(acked) > 10
+    killer.join()
+    assert len(acked) >= 20
     db = sqlite3.connect(folder / ReviewStore.FILE)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     db.close()

@@ -57,5 +57,8 @@ def test_an_edit_regrades_only_its_items(simulator, tmp_path):
 
 
 def test_grade_needs_a_grader(tmp_path):
-    answer = runner.invoke(app, ["review", "grade", str(tmp_path)])
+    data = tmp_path / "rows.jsonl"
+    write_jsonl(data, [{"id": 1, "prompt": "p", "response": "r", "rubrics": ["Is kind"]}])
+    init_project(tmp_path / "proj", data=data)  # made without --grader
+    answer = runner.invoke(app, ["review", "grade", str(tmp_path / "proj")])
     assert answer.exit_code == 2 and "name the grader" in answer.output

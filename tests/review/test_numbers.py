@@ -90,10 +90,16 @@ def test_an_export_imported_and_exported_again_is_byte_identical(project, tmp_pa
     project.set_label(expert, item.id, criterion.id, False, "too vague", disputes_grader=True)
     project.edit_criterion(project.user("admin"), criterion.id, "Names when to seek care today")
     import_attacks(project, _report(tmp_path, project.items()[0].key))
+    project.set_experts_per_item(3)
     first = tmp_path / "first"
     export_project(project, first, n_resamples=200)
     again = import_export(tmp_path / "copy", first)
     assert [u.name for u in again.users("expert")] == ["dr_a", "dr_b", "new_md"]
+    assert again.experts_per_item() == 3
+    # slots follow the current labels (item 4's were of the old wording: history, not exported)
+    slots = {i.key: again.assignments(i.id) for i in again.items()}
+    assert slots[project.items()[6].key] == [(0, "dr_a"), (1, "dr_b")]
+    assert slots[item.key] == []
     second = tmp_path / "second"
     export_project(again, second, n_resamples=200)
     for name in EXPORT_FILES:
@@ -125,3 +131,43 @@ def test_rubric_meta_gives_each_rater_s_numbers(project, tmp_path):
         f1_score(dr_b, dr_a, average="macro")
     )
     assert "raters" in report.to_dict()
+
+
+def test_the_export_feeds_validate_each_label_paired_with_the_grader(project, tmp_path):
+    from typer.testing import CliRunner
+
+    from truegrade.cli._app import app
+
+    item = project.items()[5]
+    with project.write() as db:  # one unit the grader gave no verdict on
+        db.execute("DELETE FROM verdicts WHERE item_id = ?", (item.id,))
+    out = tmp_path / "out"
+    export_project(project, out, n_resamples=100)
+    grades = [json.loads(line) for line in (out / "grades.jsonl").read_text().splitlines()]
+    missing = [g for g in grades if g.get("error")]
+    assert len(missing) == 2 and all("score" not in g for g in missing)  # an error, never a 0
+    report_path = tmp_path / "report.json"
+    ran = CliRunner().invoke(
+        app,
+        [
+            "validate",
+            str(out / "validate.jsonl"),
+            "--scores",
+            str(out / "grades.jsonl"),
+            "--out",
+            str(report_path),
+        ],
+    )
+    assert ran.exit_code == 0, ran.output
+    overall = json.loads(report_path.read_text())["overall"]
+    assert (overall["items"], overall["graded"], overall["grader_errors"]) == (40, 38, 2)
+    # HealthBench's pairing by hand: each expert's label beside the grader's verdict
+    labels, verdicts = [], []
+    for k, (a, b) in enumerate(TABLE):
+        if k != 5:
+            labels += [a, b]
+            verdicts += [int(GRADER[k])] * 2
+    assert overall["kappa"]["estimate"] == pytest.approx(cohen_kappa_score(labels, verdicts))
+    hits = sum(x == y for x, y in zip(labels, verdicts, strict=True))
+    assert overall["accuracy"]["estimate"] == pytest.approx(hits / len(labels))
+    assert overall["kappa"]["clusters"] == 10  # clustered on the conversation (prompt_id)

@@ -35,6 +35,21 @@ def init_command(
         Path | None,
         typer.Option("--import", metavar="EXPORT", help="An export of truegrade review export."),
     ] = None,
+    grader: Annotated[
+        str | None,
+        typer.Option(
+            "--grader",
+            metavar=SPEC,
+            help="The project's rubric grader (a YAML spec file or 'rubric'): `review grade` "
+            "uses it, and `review serve` re-grades an edited criterion's items on save.",
+        ),
+    ] = None,
+    experts_per_item: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Experts per item: each takes one of its slots (default: no limit)."
+        ),
+    ] = None,
 ) -> None:
     """Make a project from data (HealthBench meta-eval rows, or responses with rubrics), or
     from an export."""
@@ -42,15 +57,83 @@ def init_command(
 
     if (data is None) == (import_ is None):
         fail("give --data (with --rubric when the rows carry none) or --import")
+    spec = _grader_spec(grader) if grader is not None else None
     with user_errors():
         if import_ is not None:
+            if spec is not None or experts_per_item is not None:
+                fail("--import takes the project as exported: no --grader or --experts-per-item")
             store = import_export(project, import_)
         else:
             assert data is not None
-            store = init_project(project, data=data, rubric=rubric)
+            store = init_project(
+                project, data=data, rubric=rubric, grader=spec, experts_per_item=experts_per_item
+            )
     items = len(store.items())
     experts = len(store.users("expert"))
     out_console.print(f"{project}: {items} items, {experts} experts imported")
+
+
+def _grader_spec(spec: str) -> dict[str, object]:
+    """How the project names its rubric grader: a grader's name, or the absolute path of its spec
+    file (read again when the grader is built, so its relative paths still resolve), checked by
+    building the grader now. The project keeps this name and nothing else: a judge's key is
+    named by its environment variable in the spec file (``api_key_env``), never copied here."""
+    from truegrade.core import load_grader
+    from truegrade.graders.rubric import RubricGrader
+
+    path = Path(spec)
+    named = str(path.resolve()) if path.is_file() else spec
+    with user_errors():
+        built = load_grader(named)
+    if not isinstance(built, RubricGrader):
+        fail(
+            f"{spec}: --grader must name a rubric grader (type: rubric), got {type(built).__name__}"
+        )
+    return {"spec": named}
+
+
+def _project_grader(project: Path) -> object | None:
+    """The grader the project was made with (``init --grader``), built, or None."""
+    from truegrade.core import load_grader
+    from truegrade.review import ReviewStore
+
+    with user_errors():
+        named = ReviewStore(project).meta("grader") or {}
+        return load_grader(named["spec"]) if named.get("spec") else None
+
+
+@review_app.command("assign")
+def assign_command(
+    project: ProjectArg,
+    expert: Annotated[
+        str | None, typer.Option(help="Give this expert items to label (with --count).")
+    ] = None,
+    count: Annotated[int, typer.Option(min=1, help="How many items to give them.")] = 20,
+    experts_per_item: Annotated[
+        int | None, typer.Option(min=1, help="Set the experts per item (each takes a slot).")
+    ] = None,
+) -> None:
+    """Set how many experts label each item, or give an expert their next items (their own
+    unfinished ones first, then items with a free slot, taken for them)."""
+    from truegrade.review import ReviewStore
+
+    if expert is None and experts_per_item is None:
+        fail("give --expert NAME (with --count) or --experts-per-item N")
+    with user_errors():
+        store = ReviewStore(project)
+        if experts_per_item is not None:
+            store.set_experts_per_item(experts_per_item)
+            out_console.print(f"{experts_per_item} experts per item")
+        if expert is not None:
+            user = store.user(expert)
+            if user is None or user.role != "expert":
+                fail(f"no expert {expert!r}")
+            keys = {i.id: i.key for i in store.items()}
+            given = store.assign(user, count, actor="cli")
+            for item_id in given:
+                out_console.print(keys[item_id], highlight=False)
+            if not given:
+                out_console.print(f"nothing left for {expert} to label")
 
 
 @review_app.command("user")
@@ -124,9 +207,14 @@ def grade_command(
     from truegrade.cli._rubric import rubric_grader
     from truegrade.review import ReviewStore, grade_project
 
-    grader = rubric_grader(spec, judge_endpoint, judge_model, option or [])
+    grader = rubric_grader(spec, judge_endpoint, judge_model, option or []) or _project_grader(
+        project
+    )
     if grader is None:
-        fail("name the grader: --spec, or --judge-endpoint with --judge-model")
+        fail(
+            "name the grader: --spec, or --judge-endpoint with --judge-model (or make the "
+            "project with --grader)"
+        )
     with user_errors():
         judged = grade_project(ReviewStore(project), grader)
     out_console.print(f"{judged} judged")
@@ -185,6 +273,6 @@ def serve_command(
                 fail(f"{host} is not loopback: pass --allow-remote to listen beyond this machine")
             if not store.users("admin"):
                 fail("--allow-remote needs an admin with a password (truegrade review user)")
-        app = create_review_app(project)
+        app = create_review_app(project, grader=_project_grader(project))
     err_console.print(f"truegrade review: http://{host}:{port}/")
     uvicorn.run(app, host=host, port=port, log_level="warning")

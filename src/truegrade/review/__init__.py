@@ -27,6 +27,7 @@ from truegrade.review._store import (
     Label,
     ReviewStore,
     ReviewVerdict,
+    SlotsTaken,
     User,
 )
 
@@ -41,6 +42,7 @@ __all__ = [
     "Label",
     "ReviewStore",
     "ReviewVerdict",
+    "SlotsTaken",
     "Unit",
     "User",
     "agreement",

@@ -35,7 +35,7 @@ from truegrade.core import DataError
 from truegrade.graders.rubric import Rubric, RubricItem
 from truegrade.review._numbers import agreement, units
 from truegrade.review._project import grade_project
-from truegrade.review._store import EditConflict, ReviewStore, User
+from truegrade.review._store import EditConflict, ReviewStore, SlotsTaken, User
 from truegrade.rubric import RubricSource, lint_rubrics
 
 __all__ = ["ROUTES", "create_review_app"]
@@ -46,6 +46,7 @@ ROUTES: dict[tuple[str, str], tuple[str, ...]] = {
     ("GET", "/"): ("expert", "viewer", "admin"),
     ("GET", "/items/{item_id}"): ("expert", "viewer", "admin"),
     ("POST", "/items/{item_id}/labels"): ("expert",),
+    ("GET", "/next"): ("expert",),
     ("GET", "/dashboard"): ("expert", "viewer", "admin"),
     ("GET", "/agreement.json"): ("viewer", "admin"),
     ("GET", "/drill"): ("viewer", "admin"),
@@ -197,6 +198,16 @@ def create_review_app(
                     "sees": sees,
                 }
             )
+        holders = store.assignments(item_id)
+        limit = store.experts_per_item()
+        # with a fixed number of experts per item, one whose slots are all held by others is
+        # closed to this expert (the server refuses the label too, with 409)
+        closed = (
+            user.role == "expert"
+            and limit is not None
+            and len(holders) >= limit
+            and user.name not in {name for _, name in holders}
+        )
         previous, following = store.neighbours(item_id)
         # an attack's item is named for its attack only once this expert labelled all of it
         all_seen = all(c["sees"] for c in criteria)
@@ -208,7 +219,17 @@ def create_review_app(
             previous=previous,
             next=following,
             all_seen=all_seen,
+            closed=closed,
+            limit=limit,
         )
+
+    @app.get("/next")
+    def next_item(request: Request) -> Response:
+        user, _ = admit(request, "GET", "/next")
+        found = store.next_item(user)
+        if found is None:
+            return page("done.j2", request, limit=store.experts_per_item())
+        return RedirectResponse(f"/items/{found}", status_code=303)
 
     @app.post("/items/{item_id}/labels")
     def label(
@@ -233,6 +254,8 @@ def create_review_app(
                 reason,
                 disputes_grader=disputes_grader == "yes",
             )
+        except SlotsTaken as exc:
+            raise HTTPException(status_code=409, detail=str(exc)) from None
         except DataError as exc:
             raise HTTPException(status_code=422, detail=str(exc)) from None
         if "text/html" in request.headers.get("accept", ""):

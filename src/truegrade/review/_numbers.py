@@ -100,6 +100,14 @@ def _slice(
         "labelled": len(labelled),
         "labels": sum(len(u.labels) for u in chosen),
         "graded": len(graded),
+        # every number is there, null until it can be computed (a new project has no labels)
+        "grader_macro_f1": None,
+        "grader_kappa": None,
+        "expert_macro_f1": None,
+        "at_expert_level": None,
+        "fleiss_kappa": None,
+        "krippendorff_alpha": None,
+        "pairwise_kappa": [],
     }
     if graded:
         rows = [

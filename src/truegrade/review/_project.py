@@ -30,7 +30,7 @@ from truegrade.core import DataError
 from truegrade.data import read_rows
 from truegrade.graders.rubric import load_rubric
 from truegrade.review._numbers import agreement
-from truegrade.review._store import ReviewStore, ReviewVerdict, make_directory
+from truegrade.review._store import ReviewStore, ReviewVerdict, User, make_directory
 
 __all__ = [
     "EXPORT_FILES",
@@ -42,11 +42,14 @@ __all__ = [
 ]
 
 EXPORT_FILES = (
+    "project.json",
     "items.jsonl",
     "rubric.yaml",
     "labels.jsonl",
     "verdicts.jsonl",
     "meta_eval.jsonl",
+    "validate.jsonl",
+    "grades.jsonl",
     "agreement.json",
 )
 _MAX_TEXT = 200_000
@@ -96,6 +99,7 @@ def init_project(
     rubric: str | Path | None = None,
     grader: Mapping[str, Any] | None = None,
     name: str | None = None,
+    experts_per_item: int | None = None,
 ) -> ReviewStore:
     """A new project in ``directory`` from ``data`` (see the module docstring); nothing is
     written when a row is bad (the error names the file and line).
@@ -110,17 +114,29 @@ def init_project(
     meta_shape = any("binary_labels" in row for _, row in rows)
     # read everything before the project exists, so a bad row leaves nothing behind
     plan = _plan(rows, str(data), shared, meta_shape)
+    if experts_per_item is not None:
+        if experts_per_item < 1:
+            raise DataError("experts per item must be at least 1")
+        most = max(
+            (len({e for c in p["criteria"] for e, _ in c["labels"]}) for p in plan), default=0
+        )
+        if most > experts_per_item:
+            raise DataError(
+                f"{data}: an item already has {most} experts' labels: experts per item cannot "
+                f"be {experts_per_item}"
+            )
     store = ReviewStore(directory, create=True)
     with store.write() as db:
         store.set_meta(db, "name", name or Path(directory).name)
         store.set_meta(db, "grader", dict(grader or {}))
         store.set_meta(db, "source", Path(data).name)
-        experts: dict[str, int] = {}
+        store.set_meta(db, "experts_per_item", experts_per_item)
+        experts: dict[str, User] = {}
         for expert in sorted({e for p in plan for c in p["criteria"] for e, _ in c["labels"]}):
             cursor = db.execute(
                 "INSERT INTO users(name, role, password) VALUES (?, 'expert', NULL)", (expert,)
             )
-            experts[expert] = int(cursor.lastrowid or 0)
+            experts[expert] = User(int(cursor.lastrowid or 0), expert, "expert")
         shared_ids = []
         for k, (text, points, tags) in enumerate(_shared_items(shared)):
             shared_ids.append(
@@ -145,10 +161,11 @@ def init_project(
                     item_id=item_id,
                 )
                 for expert, met in criterion["labels"]:
+                    store.claim_slot(db, experts[expert], item_id)
                     db.execute(
                         "INSERT INTO labels(item_id, criterion_id, user_id, met, updated) "
                         "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        (item_id, cid, experts[expert], int(met), "import"),
+                        (item_id, cid, experts[expert].id, int(met), "import"),
                     )
         store.log(
             db,
@@ -341,12 +358,13 @@ def import_export(directory: str | Path, export: str | Path) -> ReviewStore:
         with store.write() as db:
             store.set_meta(db, "name", Path(directory).name)
             store.set_meta(db, "source", str(folder))
+            store.set_meta(db, "experts_per_item", _experts_per_item(folder))
             users = {}
             for name in experts:
                 cursor = db.execute(
                     "INSERT INTO users(name, role, password) VALUES (?, 'expert', NULL)", (name,)
                 )
-                users[name] = int(cursor.lastrowid or 0)
+                users[name] = User(int(cursor.lastrowid or 0), name, "expert")
             keys: dict[tuple[str, str], tuple[int, int]] = {}
             shared_ids = [
                 (
@@ -387,12 +405,13 @@ def import_export(directory: str | Path, export: str | Path) -> ReviewStore:
                         f"{folder / 'labels.jsonl'}:{line}: names no item, criterion "
                         "or expert of the export"
                     )
+                store.claim_slot(db, users[row["expert"]], found[0])
                 db.execute(
                     "INSERT INTO labels(item_id, criterion_id, user_id, met, reason, "
                     "disputes_grader, updated) VALUES (?, ?, ?, ?, ?, ?, 'import')",
                     (
                         *found,
-                        users[row["expert"]],
+                        users[row["expert"]].id,
                         int(bool(row["met"])),
                         str(row.get("reason") or ""),
                         int(bool(row.get("disputes_grader"))),
@@ -570,6 +589,13 @@ def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 10
             }
         )
     _dump_jsonl(folder / "meta_eval.jsonl", meta)
+    rows, grades = _validate_rows(store, by_unit, verdicts)
+    _dump_jsonl(folder / "validate.jsonl", rows)
+    _dump_jsonl(folder / "grades.jsonl", grades)
+    (folder / "project.json").write_text(
+        json.dumps({"experts_per_item": store.experts_per_item()}, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )
     numbers = agreement(store, n_resamples=n_resamples)
     (folder / "agreement.json").write_text(
         json.dumps(numbers, sort_keys=True, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -577,6 +603,76 @@ def export_project(store: ReviewStore, out: str | Path, *, n_resamples: int = 10
     with store.write() as db:
         store.log(db, "cli", "export", {"out": str(folder), "files": list(EXPORT_FILES)})
     return [folder / name for name in EXPORT_FILES]
+
+
+def _validate_rows(
+    store: ReviewStore,
+    by_unit: Mapping[tuple[int, int], list[tuple[str, bool]]],
+    verdicts: Mapping[tuple[int, int], ReviewVerdict],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``truegrade validate``'s rows and grades: one row per expert's label (HealthBench's
+    pairing: each label paired with the grader's verdict on the same criterion), in HealthBench's
+    eval shape (``prompt``, ``completion``, ``rubrics``, ``prompt_id``: the item's cluster, so
+    intervals cluster on the conversation) plus ``label``, the expert's met / not met; the one
+    criterion at its points' size (so a rubric grader's score is 1 exactly when it finds the
+    criterion met); and the
+    grader's verdict on each as a results row joined by id (``--scores``). A unit the grader
+    has no verdict on is an error row, never a 0."""
+    rows: list[dict[str, Any]] = []
+    grades: list[dict[str, Any]] = []
+    for item, criterion in store.pairs():
+        # an item's own criteria are keyed under the item already; shared ones are not
+        unit = criterion.key if criterion.item_id is not None else f"{item.key}/{criterion.key}"
+        verdict = verdicts.get((item.id, criterion.id))
+        for expert, met in by_unit.get((item.id, criterion.id), []):
+            key = f"{unit}@{expert}"
+            rows.append(
+                {
+                    "id": key,
+                    "prompt": item.prompt,
+                    "completion": item.response,
+                    "rubrics": [
+                        {
+                            "criterion": criterion.text,
+                            "points": abs(criterion.points) or 1.0,
+                            "tags": list(criterion.tags),
+                        }
+                    ],
+                    "label": met,
+                    "prompt_id": item.cluster,
+                    "metadata": {
+                        "category": item.category,
+                        "criterion": criterion.key,
+                        "expert": expert,
+                    },
+                }
+            )
+            if verdict is None or verdict.met is None:
+                why = verdict.error if verdict is not None else None
+                grades.append(
+                    {"id": key, "passed": None, "error": why or "the grader gave no verdict"}
+                )
+            else:
+                grades.append(
+                    {
+                        "id": key,
+                        "score": 1.0 if verdict.met else 0.0,
+                        "passed": verdict.met,
+                        "explanation": verdict.explanation,
+                    }
+                )
+    return rows, grades
+
+
+def _experts_per_item(folder: Path) -> int | None:
+    try:
+        written = json.loads((folder / "project.json").read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise DataError(f"{folder / 'project.json'}: not readable JSON ({exc})") from None
+    count = written.get("experts_per_item") if isinstance(written, dict) else "?"
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 1):
+        raise DataError(f"{folder / 'project.json'}: 'experts_per_item' must be a whole number")
+    return count
 
 
 def _key(criteria: Sequence[Any], criterion_id: int) -> str:

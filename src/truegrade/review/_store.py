@@ -39,6 +39,7 @@ __all__ = [
     "Label",
     "ReviewStore",
     "ReviewVerdict",
+    "SlotsTaken",
     "User",
 ]
 
@@ -124,6 +125,27 @@ CREATE INDEX criteria_by_item ON criteria(item_id);
 """
 
 
+_HELD_UNFINISHED = (
+    "SELECT id FROM items WHERE EXISTS (SELECT 1 FROM assignments WHERE item_id = items.id AND "
+    "user_id = :user) AND "
+    "(SELECT count(*) FROM criteria WHERE current = 1 AND (item_id = items.id OR item_id IS "
+    "NULL)) > (SELECT count(*) FROM labels JOIN criteria ON criteria.id = labels.criterion_id "
+    "WHERE criteria.current = 1 AND labels.item_id = items.id AND labels.user_id = :user) "
+    "ORDER BY id LIMIT :count"
+)
+"""The items an expert holds a slot on and has not finished labelling."""
+_FREE_UNFINISHED = (
+    "SELECT id FROM items WHERE NOT EXISTS (SELECT 1 FROM assignments WHERE item_id = items.id "
+    "AND user_id = :user) AND (:limit IS NULL OR (SELECT count(*) FROM assignments WHERE "
+    "item_id = items.id) < :limit) AND "
+    "(SELECT count(*) FROM criteria WHERE current = 1 AND (item_id = items.id OR item_id IS "
+    "NULL)) > (SELECT count(*) FROM labels JOIN criteria ON criteria.id = labels.criterion_id "
+    "WHERE criteria.current = 1 AND labels.item_id = items.id AND labels.user_id = :user) "
+    "ORDER BY id LIMIT :count"
+)
+"""The items an expert holds no slot on, with a free one, that they have not finished."""
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
@@ -141,6 +163,10 @@ def check_password(password: str, stored: str | None) -> bool:
         return False
     _, salt, _ = stored.split("$", 2)
     return hmac.compare_digest(hash_password(password, salt=bytes.fromhex(salt)), stored)
+
+
+class SlotsTaken(DataError):
+    """Every slot of an item is held by another expert (see ``experts_per_item``)."""
 
 
 class EditConflict(DataError):
@@ -587,6 +613,7 @@ class ReviewStore:
             raise DataError("a reason is at most 4,000 characters")
         now = _now()
         with self.write() as db:
+            self.claim_slot(db, user, item_id)
             db.execute(
                 "INSERT INTO labels(item_id, criterion_id, user_id, met, reason, disputes_grader,"
                 " updated) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(item_id, criterion_id, "
@@ -631,6 +658,117 @@ class ReviewStore:
             )
             for r in rows
         ]
+
+    # -- assignments ------------------------------------------------------------------------------
+
+    def experts_per_item(self) -> int | None:
+        """How many experts label each item (each holds one of the item's slots), or None: every
+        expert may label every item."""
+        value = self.meta("experts_per_item")
+        return int(value) if value is not None else None
+
+    def set_experts_per_item(self, count: int | None, *, actor: str = "cli") -> None:
+        """Give each item ``count`` slots (None: no limit). Refused below the number of experts
+        an item already has: a label is never taken away from its expert.
+
+        Raises:
+            DataError: ``count`` below 1, or below an item's experts (the item is named).
+        """
+        if count is not None and count < 1:
+            raise DataError("experts per item must be at least 1")
+        with self.write() as db:
+            if count is not None:
+                crowded = db.execute(
+                    "SELECT items.key, count(*) AS n FROM assignments JOIN items ON items.id = "
+                    "assignments.item_id GROUP BY assignments.item_id HAVING n > ? "
+                    "ORDER BY n DESC, items.id LIMIT 1",
+                    (count,),
+                ).fetchone()
+                if crowded:
+                    raise DataError(
+                        f"item {crowded['key']} already has {crowded['n']} experts: experts "
+                        f"per item cannot be {count}"
+                    )
+            self.set_meta(db, "experts_per_item", count)
+            self.log(db, actor, "experts_per_item", {"count": count})
+
+    def claim_slot(self, db: sqlite3.Connection, user: User, item_id: int) -> int:
+        """The slot ``user`` holds on ``item_id``, taking the lowest free one if they hold none.
+
+        Runs inside the caller's write transaction (``BEGIN IMMEDIATE``), and a slot is the
+        primary key with its item: two experts can never hold the same slot, whatever the race.
+
+        Raises:
+            SlotsTaken: every slot of the item is held by another expert.
+        """
+        held = db.execute(
+            "SELECT slot FROM assignments WHERE item_id = ? AND user_id = ?", (item_id, user.id)
+        ).fetchone()
+        if held:
+            return int(held["slot"])
+        taken = [
+            r["slot"]
+            for r in db.execute(
+                "SELECT slot FROM assignments WHERE item_id = ? ORDER BY slot", (item_id,)
+            )
+        ]
+        limit = self.experts_per_item()
+        slot = next(k for k in range(len(taken) + 1) if k not in taken)
+        if limit is not None and slot >= limit:
+            holders = [
+                r["name"]
+                for r in db.execute(
+                    "SELECT users.name FROM assignments JOIN users ON users.id = "
+                    "assignments.user_id WHERE item_id = ? ORDER BY slot",
+                    (item_id,),
+                )
+            ]
+            raise SlotsTaken(
+                f"item {item_id} has its {limit} experts ({', '.join(holders)}): no slot is free"
+            )
+        db.execute(
+            "INSERT INTO assignments(item_id, slot, user_id) VALUES (?, ?, ?)",
+            (item_id, slot, user.id),
+        )
+        return slot
+
+    def assignments(self, item_id: int) -> list[tuple[int, str]]:
+        """(slot, expert) of one item, by slot."""
+        rows = self.query(
+            "SELECT slot, users.name FROM assignments JOIN users ON users.id = "
+            "assignments.user_id WHERE item_id = ? ORDER BY slot",
+            (item_id,),
+        )
+        return [(int(r["slot"]), str(r["name"])) for r in rows]
+
+    def next_item(self, user: User) -> int | None:
+        """The item ``user`` should label next: the first one they hold a slot on and have not
+        finished, else the first they have not finished with a free slot (taken for them now),
+        else None."""
+        return next(iter(self.assign(user, 1)), None)
+
+    def assign(self, user: User, count: int, *, actor: str | None = None) -> list[int]:
+        """Up to ``count`` items for ``user`` to label, their own unfinished ones first, then
+        new ones whose slot is taken for them, all in one transaction."""
+        if user.role != "expert":
+            raise PermissionError(f"{user.name} is a {user.role}: only experts label")
+        limit = self.experts_per_item()
+        with self.write() as db:
+            chosen = [
+                int(r["id"])
+                for r in db.execute(_HELD_UNFINISHED, {"user": user.id, "count": count})
+            ]
+            fresh = db.execute(
+                _FREE_UNFINISHED, {"user": user.id, "limit": limit, "count": count - len(chosen)}
+            ).fetchall()
+            for r in fresh:
+                self.claim_slot(db, user, int(r["id"]))
+                chosen.append(int(r["id"]))
+            if fresh:
+                self.log(
+                    db, actor or user.name, "assigned", {"expert": user.name, "items": len(fresh)}
+                )
+        return chosen
 
     def set_verdicts(self, verdicts: Sequence[ReviewVerdict], *, actor: str = "grader") -> None:
         with self.write() as db:
