@@ -472,6 +472,18 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "bench judge": [
         {"items": "50", "repeats": "1", "concurrency": "1", "out": "@out", "no_control": BENCHMARK}
     ],
+    "bench review": [
+        {
+            "items": "10",
+            "starts": "1",
+            "requests": "10",
+            "recomputes": "1",
+            "labelled": "1",
+            "builds": "1",
+            "out": "@out",
+            "no_control": BENCHMARK,
+        }
+    ],
     "rubric lint": [
         {
             "rubric": "@rubric",
@@ -495,6 +507,15 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
         },
         {"project": "@out:proj", "import_": "@review_export"},
         {"project": "@out:proj", "data": "@meta", "grader": "rubric", "experts_per_item": "3"},
+    ],
+    "review add": [
+        {"project": "@review_project", "rubric": "@rubric"},
+        {
+            "project": "@review_project",
+            "data": "@rows",
+            "rubric": "@rubric",
+            "accepts": {"data": {"fields_missing"}},
+        },
     ],
     "review assign": [
         {"project": "@review_project", "expert": "md", "count": "2"},

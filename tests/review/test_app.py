@@ -97,9 +97,19 @@ def test_the_role_matrix_cell_by_cell(app, project, who, route):
             "criterion_id": criterion.id,
             "met": "met",
             "text": "Names a red flag",
+            "name": "matrix-user",
+            "password": "long enough",
+            "experts_per_item": "",
             "csrf": csrf,
         }
-        answer = client.post(path, data=data, headers={"accept": "application/json"})
+        uploads = {
+            "/upload/data": b'{"id": "m1", "prompt": "p", "response": "r", "rubrics": ["X"]}\n',
+            "/upload/rubric": b"- {criterion: Names a red flag, points: 1}\n",
+        }
+        files = None
+        if path in uploads:  # an upload's form is its file and the CSRF token, nothing else
+            files, data = {"file": ("upload", uploads[path])}, {"csrf": csrf}
+        answer = client.post(path, data=data, files=files, headers={"accept": "application/json"})
     role = {"new_md": "expert", "viewer": "viewer", "admin": "admin"}.get(who)
     if role is None:
         assert answer.status_code == 401

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from truegrade.bench._math import DEFAULT_MATH_DATA, run_math_bench
     from truegrade.bench._repo import run_repo_bench
     from truegrade.bench._report import BenchReport, Measurement, load_average, machine
+    from truegrade.bench._review import review_rows, run_review_bench
     from truegrade.bench._serve import run_serve_bench
     from truegrade.bench._stdio import run_stdio_bench
 
@@ -29,6 +30,7 @@ __all__ = [
     "code_hacks",
     "load_average",
     "machine",
+    "review_rows",
     "run_code_bench",
     "run_engine_bench",
     "run_evalplus_bench",
@@ -36,6 +38,7 @@ __all__ = [
     "run_judge_bench",
     "run_math_bench",
     "run_repo_bench",
+    "run_review_bench",
     "run_serve_bench",
     "run_stdio_bench",
 ]
@@ -47,6 +50,7 @@ _HOME = {
     "code_hacks": "truegrade.bench._code",
     "load_average": "truegrade.bench._report",
     "machine": "truegrade.bench._report",
+    "review_rows": "truegrade.bench._review",
     "run_code_bench": "truegrade.bench._code",
     "run_engine_bench": "truegrade.bench._engine",
     "run_evalplus_bench": "truegrade.bench._evalplus",
@@ -54,6 +58,7 @@ _HOME = {
     "run_judge_bench": "truegrade.bench._judge",
     "run_math_bench": "truegrade.bench._math",
     "run_repo_bench": "truegrade.bench._repo",
+    "run_review_bench": "truegrade.bench._review",
     "run_serve_bench": "truegrade.bench._serve",
     "run_stdio_bench": "truegrade.bench._stdio",
 }

@@ -330,3 +330,47 @@ def bench_judge(
     )
     _emit(report, out)
     out_console.print(f"errors: {report.details['errors']}", highlight=False)
+
+
+@bench_app.command("review")
+def bench_review(
+    items: Annotated[int, typer.Option(help="Items in the project (3 criteria each).", min=10)] = (
+        10_000
+    ),
+    starts: Annotated[int, typer.Option(help="Cold starts of the server.", min=1)] = 3,
+    requests: Annotated[
+        int, typer.Option(help="Timed requests of each warm kind (item pages, labels...).", min=10)
+    ] = 300,
+    recomputes: Annotated[
+        int, typer.Option(help="Dashboard views each after a new label (numbers computed).", min=1)
+    ] = 5,
+    labelled: Annotated[
+        int, typer.Option(help="Units each of the two experts labels beforehand.", min=1)
+    ] = 300,
+    builds: Annotated[int, typer.Option(help="Project builds (init_project) timed.", min=1)] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the rows, labels and requests.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(callback=output_path, help="Also write the report as JSON.")
+    ] = None,
+) -> None:
+    """The review app's start, item pages, labels and dashboard against the issue's targets."""
+    from truegrade.bench import run_review_bench
+
+    report = run_review_bench(
+        items=items,
+        starts=starts,
+        requests=requests,
+        recomputes=recomputes,
+        labelled=labelled,
+        builds=builds,
+        seed=seed,
+        progress=lambda msg: err_console.print(f"[dim]{msg}[/]"),
+    )
+    _emit(report, out)
+    for target in report.details["targets"]:
+        verdict = "within" if target["within"] else "OVER"
+        out_console.print(
+            f"{target['what']}: {target['statistic']} {target['measured ms']:,.1f} ms, target "
+            f"{target['target ms']:,.0f} ms: {verdict} ({target['target / measured']:.1f}x)",
+            highlight=False,
+        )

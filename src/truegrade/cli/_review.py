@@ -102,6 +102,30 @@ def _project_grader(project: Path) -> object | None:
         return load_grader(named["spec"]) if named.get("spec") else None
 
 
+@review_app.command("add")
+def add_command(
+    project: ProjectArg,
+    data: Annotated[
+        Path | None, typer.Option(help="Rows to add as items (as `review init --data` reads).")
+    ] = None,
+    rubric: Annotated[
+        Path | None, typer.Option(help="A rubric whose criteria every item shares.")
+    ] = None,
+) -> None:
+    """Add items or shared criteria to a project (what the project page's uploads do): all or
+    nothing, a bad row named with its line."""
+    from truegrade.review import ReviewStore, add_rows, add_rubric
+
+    if data is None and rubric is None:
+        fail("give --data (rows) or --rubric (shared criteria)")
+    with user_errors():
+        store = ReviewStore(project)
+        if rubric is not None:
+            out_console.print(f"{add_rubric(store, rubric)} shared criteria added")
+        if data is not None:
+            out_console.print(f"{add_rows(store, data)} items added")
+
+
 @review_app.command("assign")
 def assign_command(
     project: ProjectArg,

@@ -13,6 +13,8 @@ from truegrade.review._app import ROUTES, create_review_app
 from truegrade.review._numbers import RULES, Unit, agreement, units
 from truegrade.review._project import (
     EXPORT_FILES,
+    add_rows,
+    add_rubric,
     export_project,
     grade_project,
     import_attacks,
@@ -45,6 +47,8 @@ __all__ = [
     "SlotsTaken",
     "Unit",
     "User",
+    "add_rows",
+    "add_rubric",
     "agreement",
     "create_review_app",
     "export_project",

@@ -22,19 +22,26 @@ What the server enforces, not the page:
 from __future__ import annotations
 
 import hmac
+import io
+import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile as StarletteUpload
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from truegrade.core import DataError
 from truegrade.graders.rubric import Rubric, RubricItem
 from truegrade.review._numbers import agreement, units
-from truegrade.review._project import grade_project
+from truegrade.review._project import add_rows, add_rubric, export_project, grade_project
 from truegrade.review._store import EditConflict, ReviewStore, SlotsTaken, User
 from truegrade.rubric import RubricSource, lint_rubrics
 
@@ -54,6 +61,12 @@ ROUTES: dict[tuple[str, str], tuple[str, ...]] = {
     ("GET", "/criteria/{criterion_id}"): ("expert", "admin"),
     ("POST", "/criteria/{criterion_id}"): ("expert", "admin"),
     ("POST", "/lint"): ("expert", "admin"),
+    ("GET", "/admin"): ("admin",),
+    ("POST", "/admin/users"): ("admin",),
+    ("POST", "/admin/slots"): ("admin",),
+    ("POST", "/upload/data"): ("admin",),
+    ("POST", "/upload/rubric"): ("admin",),
+    ("GET", "/export.zip"): ("admin",),
 }
 """(method, path) -> the roles admitted; every other role gets 403. Experts see the dashboard's
 overall numbers, but not the per-item drill-down (it would show other experts' labels of items
@@ -65,8 +78,16 @@ _CSP = (
 )
 
 
+UPLOAD_LIMIT = 50 * 2**20
+"""The largest upload (bytes): rows or a rubric; more gets 413 and nothing is read."""
+
+
 def create_review_app(
-    project: str | Path, *, n_resamples: int = 500, grader: Any = None
+    project: str | Path,
+    *,
+    n_resamples: int = 500,
+    grader: Any = None,
+    upload_limit: int = UPLOAD_LIMIT,
 ) -> FastAPI:
     """The app of the project in ``project`` (a directory made by ``truegrade review init``).
 
@@ -347,6 +368,137 @@ def create_review_app(
         admit(request, "GET", "/events")
         return JSONResponse(store.events())
 
+    def admin_page(
+        request: Request, note: str = "", error: str = "", status: int = 200
+    ) -> Response:
+        response = page(
+            "admin.j2",
+            request,
+            users=store.users(),
+            limit=store.experts_per_item(),
+            items=store.count_items(),
+            shared=[c for c in store.criteria() if c.item_id is None],
+            upload_limit=upload_limit,
+            note=note,
+            error=error,
+        )
+        response.status_code = status
+        return response
+
+    def done(request: Request, note: str, payload: dict[str, Any]) -> Response:
+        if "text/html" in request.headers.get("accept", ""):
+            return RedirectResponse(f"/admin?note={quote(note)}", status_code=303)
+        return JSONResponse(payload)
+
+    def refused(request: Request, status: int, why: str) -> Response:
+        if "text/html" in request.headers.get("accept", ""):
+            return admin_page(request, error=why, status=status)
+        return JSONResponse({"error": why}, status_code=status)
+
+    @app.get("/admin", response_class=HTMLResponse)
+    def admin(request: Request, note: str = "") -> Response:
+        admit(request, "GET", "/admin")
+        return admin_page(request, note=note[:200])
+
+    @app.post("/admin/users")
+    def add_user(
+        request: Request,
+        name: str = Form(...),
+        role: str = Form("expert"),
+        password: str = Form(...),
+        csrf: str = Form(""),
+    ) -> Response:
+        user, expected = admit(request, "POST", "/admin/users")
+        check_csrf(csrf, expected)
+        if len(password) < 8:
+            return refused(request, 422, "a password is at least 8 characters")
+        try:
+            store.add_user(name, role, password, actor=user.name)
+        except DataError as exc:
+            return refused(request, 422, str(exc))
+        return done(request, f"{name} ({role}) added", {"added": name, "role": role})
+
+    @app.post("/admin/slots")
+    def set_slots(
+        request: Request, experts_per_item: str = Form(""), csrf: str = Form("")
+    ) -> Response:
+        user, expected = admit(request, "POST", "/admin/slots")
+        check_csrf(csrf, expected)
+        text = experts_per_item.strip()
+        if text and not text.isdigit():
+            return refused(request, 422, "experts per item: a whole number, or empty for no limit")
+        count = int(text) if text else None
+        try:
+            store.set_experts_per_item(count, actor=user.name)
+        except DataError as exc:
+            return refused(request, 422, str(exc))
+        said = f"{count} experts per item" if count else "no limit of experts per item"
+        return done(request, said, {"experts_per_item": count})
+
+    async def upload(request: Request, route: str, add: Callable[..., int], what: str) -> Response:
+        user, expected = admit(request, "POST", route)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > upload_limit + 64 * 1024:
+            return refused(request, 413, f"the upload is larger than {upload_limit:,} bytes")
+        try:
+            async with request.form(
+                max_files=1, max_fields=4, max_part_size=64 * 1024
+            ) as form:  # closed (its spooled files too) however the upload ends
+                check_csrf(str(form.get("csrf") or ""), expected)
+                sent = form.get("file")
+                if not isinstance(sent, StarletteUpload) or not sent.filename:
+                    return refused(request, 422, f"choose a {what} file to upload (field 'file')")
+                return await receive(request, user, sent, add, what)
+        except StarletteHTTPException as exc:
+            if exc.status_code != 400:
+                raise
+            return refused(request, 400, f"not a form upload ({exc.detail})")
+
+    async def receive(
+        request: Request, user: User, sent: StarletteUpload, add: Callable[..., int], what: str
+    ) -> Response:
+        shown = _safe_name(sent.filename or "", what)
+        with tempfile.TemporaryDirectory(prefix="truegrade-upload-") as folder:
+            target = Path(folder) / shown
+            size = 0
+            with target.open("wb") as out:
+                while chunk := await sent.read(1 << 20):
+                    size += len(chunk)
+                    if size > upload_limit:
+                        return refused(
+                            request, 413, f"{shown} is larger than {upload_limit:,} bytes"
+                        )
+                    out.write(chunk)
+            try:
+                added = await run_in_threadpool(add, store, target, actor=user.name, shown=shown)
+            except DataError as exc:
+                return refused(request, 422, str(exc).replace(folder + "/", ""))
+        return done(request, f"{shown}: {added} {what} added", {"file": shown, "added": added})
+
+    @app.post("/upload/data")
+    async def upload_data(request: Request) -> Response:
+        return await upload(request, "/upload/data", add_rows, "items")
+
+    @app.post("/upload/rubric")
+    async def upload_rubric(request: Request) -> Response:
+        return await upload(request, "/upload/rubric", add_rubric, "criteria")
+
+    @app.get("/export.zip")
+    def export_zip(request: Request) -> Response:
+        admit(request, "GET", "/export.zip")
+        with tempfile.TemporaryDirectory(prefix="truegrade-export-") as folder:
+            written = export_project(store, Path(folder) / "export", n_resamples=n_resamples)
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+                for path in written:
+                    archive.write(path, f"export/{path.name}")
+        name = f"{store.meta('name', 'review')}-export.zip".replace('"', "")
+        return Response(
+            buffer.getvalue(),
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
     return app
 
 
@@ -362,6 +514,14 @@ def lint_text(text: str, points: float) -> list[dict[str, str]]:
     return [
         {"code": f.code, "severity": str(f.severity), "reason": f.reason} for f in report.findings
     ]
+
+
+def _safe_name(filename: str, what: str) -> str:
+    """The base name of an uploaded file, in plain characters (it names the file in messages
+    and nothing else: the upload is written under a directory of its own)."""
+    base = Path(filename.replace("\\", "/")).name
+    kept = "".join(ch for ch in base if ch.isalnum() or ch in "._-")[:100].lstrip(".")
+    return kept or f"upload-{what}"
 
 
 def _who(request: Request, store: ReviewStore) -> tuple[User, str] | None:

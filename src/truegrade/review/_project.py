@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from truegrade.core import DataError
+from truegrade.core import DataError, SpecError
 from truegrade.data import read_rows
 from truegrade.graders.rubric import load_rubric
 from truegrade.review._numbers import agreement
@@ -34,6 +34,8 @@ from truegrade.review._store import ReviewStore, ReviewVerdict, User, make_direc
 
 __all__ = [
     "EXPORT_FILES",
+    "add_rows",
+    "add_rubric",
     "export_project",
     "grade_project",
     "import_attacks",
@@ -111,62 +113,20 @@ def init_project(
     if not rows:
         raise DataError(f"{data}: no rows")
     shared = load_rubric(rubric).items if rubric is not None else None
-    meta_shape = any("binary_labels" in row for _, row in rows)
     # read everything before the project exists, so a bad row leaves nothing behind
-    plan = _plan(rows, str(data), shared, meta_shape)
+    plan = _plan(rows, str(data), shared is not None)
     if experts_per_item is not None:
         if experts_per_item < 1:
             raise DataError("experts per item must be at least 1")
-        most = max(
-            (len({e for c in p["criteria"] for e, _ in c["labels"]}) for p in plan), default=0
-        )
-        if most > experts_per_item:
-            raise DataError(
-                f"{data}: an item already has {most} experts' labels: experts per item cannot "
-                f"be {experts_per_item}"
-            )
+        _check_slots(plan, experts_per_item, str(data))
     store = ReviewStore(directory, create=True)
     with store.write() as db:
         store.set_meta(db, "name", name or Path(directory).name)
         store.set_meta(db, "grader", dict(grader or {}))
         store.set_meta(db, "source", Path(data).name)
         store.set_meta(db, "experts_per_item", experts_per_item)
-        experts: dict[str, User] = {}
-        for expert in sorted({e for p in plan for c in p["criteria"] for e, _ in c["labels"]}):
-            cursor = db.execute(
-                "INSERT INTO users(name, role, password) VALUES (?, 'expert', NULL)", (expert,)
-            )
-            experts[expert] = User(int(cursor.lastrowid or 0), expert, "expert")
-        shared_ids = []
-        for k, (text, points, tags) in enumerate(_shared_items(shared)):
-            shared_ids.append(
-                store.add_criterion(db, key=f"c{k + 1:03d}", text=text, points=points, tags=tags)
-            )
-        for entry in plan:
-            item_id = store.add_item(
-                db,
-                key=entry["key"],
-                prompt=entry["prompt"],
-                response=entry["response"],
-                category=entry["category"],
-                cluster=entry["cluster"],
-            )
-            for k, criterion in enumerate(entry["criteria"]):
-                cid = store.add_criterion(
-                    db,
-                    key=f"{entry['key']}/c{k + 1:03d}",
-                    text=criterion["text"],
-                    points=criterion["points"],
-                    tags=criterion["tags"],
-                    item_id=item_id,
-                )
-                for expert, met in criterion["labels"]:
-                    store.claim_slot(db, experts[expert], item_id)
-                    db.execute(
-                        "INSERT INTO labels(item_id, criterion_id, user_id, met, updated) "
-                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        (item_id, cid, experts[expert].id, int(met), "import"),
-                    )
+        shared_ids = _write_shared(store, db, shared)
+        _write_plan(store, db, plan, str(data))
         store.log(
             db,
             "cli",
@@ -176,15 +136,133 @@ def init_project(
     return store
 
 
+def add_rows(
+    store: ReviewStore, data: str | Path, *, actor: str = "cli", shown: str | None = None
+) -> int:
+    """Add the items of ``data`` (rows as ``init_project`` reads them) to a project, all or
+    none: a bad row, or an item already in the project, is an error naming the file and line,
+    and nothing is written. Rows without ``rubrics`` take the project's shared criteria.
+    ``shown`` is the file's name in messages (an upload's own name). The number of items added.
+
+    Raises:
+        DataError: a bad row (file and line), or more experts on an item than it has slots.
+    """
+    where = shown or str(data)
+    rows = _named_errors(lambda: list(read_rows(data, what="review data")), data, where)
+    if not rows:
+        raise DataError(f"{where}: no rows")
+    shared = any(c.item_id is None for c in store.criteria())
+    plan = _named_errors(lambda: _plan(rows, where, shared), data, where)
+    limit = store.experts_per_item()
+    if limit is not None:
+        _check_slots(plan, limit, where)
+    with store.write() as db:
+        _write_plan(store, db, plan, where)
+        store.log(db, actor, "rows_added", {"data": where, "items": len(plan)})
+    return len(plan)
+
+
+def add_rubric(
+    store: ReviewStore, rubric: str | Path, *, actor: str = "cli", shown: str | None = None
+) -> int:
+    """Add the criteria of a rubric file (YAML or JSON, as ``truegrade rubric`` reads them) as
+    criteria shared by every item, all or none. The number of criteria added.
+
+    Raises:
+        DataError: the file is not a rubric (the message names the line or field).
+    """
+    where = shown or str(rubric)
+    items = _named_errors(lambda: load_rubric(rubric).items, rubric, where)
+    with store.write() as db:
+        added = _write_shared(store, db, items)
+        store.log(db, actor, "rubric_added", {"rubric": where, "criteria": len(added)})
+    return len(added)
+
+
+def _named_errors(read: Any, path: str | Path, shown: str) -> Any:
+    """``read()``, its errors naming ``shown`` where they named ``path`` (an upload is read
+    from a temporary file; its messages name the file the expert chose)."""
+    try:
+        return read()
+    except SpecError as exc:
+        raise DataError(str(exc).replace(str(path), shown)) from None
+    except DataError as exc:
+        raise DataError(str(exc).replace(str(path), shown)) from None
+
+
+def _check_slots(plan: Sequence[Mapping[str, Any]], limit: int, where: str) -> None:
+    for entry in plan:
+        experts = {e for c in entry["criteria"] for e, _ in c["labels"]}
+        if len(experts) > limit:
+            raise DataError(
+                f"{where}:{entry['line']}: item {entry['key']} has {len(experts)} experts' "
+                f"labels, more than the project's {limit} experts per item"
+            )
+
+
+def _write_shared(store: ReviewStore, db: Any, shared: Any) -> list[int]:
+    """Criteria shared by every item, keyed after the project's last shared one."""
+    taken = [c.key for c in store.criteria(current=False) if c.item_id is None]
+    start = max((int(k[1:]) for k in taken if k[1:].isdigit()), default=0)
+    return [
+        store.add_criterion(db, key=f"c{start + k + 1:03d}", text=text, points=points, tags=tags)
+        for k, (text, points, tags) in enumerate(_shared_items(shared))
+    ]
+
+
+def _write_plan(store: ReviewStore, db: Any, plan: Sequence[Mapping[str, Any]], where: str) -> None:
+    """The planned items with their own criteria and their experts' labels (an expert met for
+    the first time is added, with no password: an admin gives them one)."""
+    experts = {u.name: u for u in store.users()}
+    for name in sorted({e for p in plan for c in p["criteria"] for e, _ in c["labels"]}):
+        if name in experts and experts[name].role != "expert":
+            raise DataError(f"{where}: {name!r} labels, but is a {experts[name].role} here")
+        if name not in experts:
+            cursor = db.execute(
+                "INSERT INTO users(name, role, password) VALUES (?, 'expert', NULL)", (name,)
+            )
+            experts[name] = User(int(cursor.lastrowid or 0), name, "expert")
+    for entry in plan:
+        if db.execute("SELECT 1 FROM items WHERE key = ?", (entry["key"],)).fetchone():
+            raise DataError(
+                f"{where}:{entry['line']}: item {entry['key']} is already in the project"
+            )
+        item_id = store.add_item(
+            db,
+            key=entry["key"],
+            prompt=entry["prompt"],
+            response=entry["response"],
+            category=entry["category"],
+            cluster=entry["cluster"],
+        )
+        for k, criterion in enumerate(entry["criteria"]):
+            cid = store.add_criterion(
+                db,
+                key=f"{entry['key']}/c{k + 1:03d}",
+                text=criterion["text"],
+                points=criterion["points"],
+                tags=criterion["tags"],
+                item_id=item_id,
+            )
+            for expert, met in criterion["labels"]:
+                store.claim_slot(db, experts[expert], item_id)
+                db.execute(
+                    "INSERT INTO labels(item_id, criterion_id, user_id, met, updated) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (item_id, cid, experts[expert].id, int(met), "import"),
+                )
+
+
 def _shared_items(shared: Any) -> list[tuple[str, float, list[str]]]:
     if not shared:
         return []
     return [(i.criterion, float(i.points), list(i.tags)) for i in shared]
 
 
-def _plan(
-    rows: list[tuple[int, dict[str, Any]]], path: str, shared: Any, meta_shape: bool
-) -> list[dict[str, Any]]:
+def _plan(rows: list[tuple[int, dict[str, Any]]], path: str, shared: bool) -> list[dict[str, Any]]:
+    """The items of ``rows`` (each with its criteria and labels), checked row by row; ``shared``:
+    criteria shared by every item exist, so a row may carry none of its own."""
+    meta_shape = any("binary_labels" in row for _, row in rows)
     items: dict[str, dict[str, Any]] = {}
     for line, row in rows:
         where = f"{path}:{line}"
@@ -207,6 +285,7 @@ def _plan(
                 "response": response,
                 "category": category,
                 "cluster": str(group) if group is not None else key,
+                "line": line,
                 "criteria": [],
             },
         )
@@ -244,7 +323,7 @@ def _plan(
                     entry["criteria"].append(
                         {"text": text, "points": points, "tags": tags, "labels": []}
                     )
-            elif shared is None:
+            elif not shared:
                 raise DataError(
                     f"{where}: the row has no 'rubrics' and no rubric file was given (--rubric)"
                 )
