@@ -92,3 +92,118 @@ def test_an_expert_labels_blind_with_the_keyboard_and_the_dashboard_moves(
         viewer.screenshot(path=str(shots / "review-dashboard.png"), full_page=True)
         browser.close()
     assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def _login(page, server: str, name: str, password: str) -> None:
+    page.goto(f"{server}/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server}/")
+
+
+def _launch(play):
+    return play.chromium.launch(executable_path=_browser_path(), args=["--no-sandbox"])
+
+
+def test_a_label_clicked_just_before_the_tab_closes_is_saved(server, project):
+    from playwright.sync_api import sync_playwright
+
+    item = project.items()[3]
+    [criterion] = project.criteria(item.id)
+    with sync_playwright() as play:
+        browser = _launch(play)
+        context = browser.new_context()
+        page = context.new_page()
+        _login(page, server, "new_md", "expert-pass")
+        page.goto(f"{server}/items/{item.id}")
+        page.click("button[value=not_met]", no_wait_after=True)
+        page.close()  # at once: the label is in flight, the page is gone
+        deadline = time.monotonic() + 15
+        while not project.labels(user="new_md"):
+            assert time.monotonic() < deadline, "the label sent as the tab closed was lost"
+            time.sleep(0.1)
+        browser.close()
+    [label] = project.labels(user="new_md")
+    assert (label.item_id, label.criterion_id, label.met) == (item.id, criterion.id, False)
+
+
+def test_two_tabs_of_one_expert_give_one_label_the_last_clicked(server, project):
+    from playwright.sync_api import sync_playwright
+
+    item = project.items()[7]
+    with sync_playwright() as play:
+        browser = _launch(play)
+        context = browser.new_context()  # one expert: the tabs share the session
+        first, second = context.new_page(), context.new_page()
+        _login(first, server, "new_md", "expert-pass")
+        for tab in (first, second):
+            tab.goto(f"{server}/items/{item.id}")
+        first.click("button[value=met]")
+        first.wait_for_selector(".revealed")
+        second.click("button[value=not_met]")  # the second tab still shows the blind page
+        second.wait_for_selector(".revealed")
+        assert [lb.met for lb in project.labels(user="new_md")] == [False]
+        first.reload()
+        assert "chosen" in (first.get_attribute("button[value=not_met]", "class") or "")
+        assert "chosen" not in (first.get_attribute("button[value=met]", "class") or "")
+        browser.close()
+    events = [e for e in project.events() if e["kind"] == "label" and e["actor"] == "new_md"]
+    assert [e["detail"]["met"] for e in events] == [True, False]  # both kept in the log
+
+
+def test_enter_in_the_reason_keeps_the_chosen_label(server, project):
+    from playwright.sync_api import sync_playwright
+
+    item = project.items()[2]
+    with sync_playwright() as play:
+        browser = _launch(play)
+        page = browser.new_page()
+        _login(page, server, "new_md", "expert-pass")
+        page.goto(f"{server}/items/{item.id}")
+        page.fill("input[name=reason]", "no label chosen yet")
+        page.press("input[name=reason]", "Enter")
+        page.wait_for_selector(".criterion .problem")
+        assert "Choose Met or Not met first" in page.inner_text(".criterion .problem")
+        assert project.labels(user="new_md") == []
+        page.click("button[value=not_met]")
+        page.wait_for_selector(".revealed")
+        page.fill("input[name=reason]", "no follow-up advice")
+        page.press("input[name=reason]", "Enter")
+        deadline = time.monotonic() + 10
+        while not project.labels(user="new_md")[0].reason:
+            assert time.monotonic() < deadline, "the reason was not saved"
+            time.sleep(0.1)
+        browser.close()
+    [label] = project.labels(user="new_md")
+    assert (label.met, label.reason) == (False, "no follow-up advice")
+
+
+def test_an_admin_upload_names_the_bad_line_and_adds_nothing(server, project, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("TRUEGRADE_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    good = '{"id": "n1", "prompt": "Fever?", "response": "Rest.", "rubrics": ["Says rest"]}\n'
+    bad = tmp_path / "rows.jsonl"
+    bad.write_text(good + '{"id": "n2", "prompt": 7, "response": "r", "rubrics": ["X"]}\n')
+    fine = tmp_path / "more.jsonl"
+    fine.write_text(good)
+    before = project.count_items()
+    with sync_playwright() as play:
+        browser = _launch(play)
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        _login(page, server, "admin", "admin-pass")
+        page.goto(f"{server}/admin")
+        page.set_input_files("form[action='/upload/data'] input[type=file]", str(bad))
+        page.click("form[action='/upload/data'] button")
+        page.wait_for_selector("[role=alert]")
+        assert "rows.jsonl:2: 'prompt'" in page.inner_text("[role=alert]")
+        assert project.count_items() == before
+        page.screenshot(path=str(shots / "review-project.png"), full_page=True)
+        page.set_input_files("form[action='/upload/data'] input[type=file]", str(fine))
+        page.click("form[action='/upload/data'] button")
+        page.wait_for_selector("[role=status]")
+        assert "more.jsonl: 1 item added" in page.inner_text("[role=status]")
+        browser.close()
+    assert project.count_items() == before + 1

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hmac
 import io
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -102,15 +103,31 @@ def create_review_app(
     app = FastAPI(title="truegrade review", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=_HERE / "static"), name="static")
     app.state.store = store
-    cached: dict[tuple[int, bool], dict[str, Any]] = {}
+    cached: dict[tuple[int, str, bool | str], Any] = {}
+    guard = threading.Lock()
 
-    def numbers_now(per_criterion: bool) -> dict[str, Any]:
+    def at_newest(kind: str, detail: bool | str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` at the newest event: computed once per change and kind (the dashboard,
+        one criterion's numbers, every criterion's, the drill-down), whatever asks for it, and
+        by one request at a time (others wait for it rather than compute it again)."""
+        key = (store.last_event(), kind, detail)
+        with guard:
+            if key not in cached:
+                for stale in [k for k in cached if k[0] != key[0]]:
+                    del cached[stale]
+                while len(cached) >= 64:  # many criteria's pages at one event
+                    del cached[next(iter(cached))]
+                cached[key] = compute()
+            return cached[key]
+
+    def numbers_now(per_criterion: bool | str) -> dict[str, Any]:
         """The numbers at the newest event (recomputed only when something changed)."""
-        key = (store.last_event(), per_criterion)
-        if key not in cached:
-            cached.clear()
-            cached[key] = agreement(store, n_resamples=n_resamples, per_criterion=per_criterion)
-        return cached[key]
+        found: dict[str, Any] = at_newest(
+            "numbers",
+            per_criterion,
+            lambda: agreement(store, n_resamples=n_resamples, per_criterion=per_criterion),
+        )
+        return found
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Any]) -> Response:
@@ -296,8 +313,9 @@ def create_review_app(
     @app.get("/drill", response_class=HTMLResponse)
     def drill(request: Request, category: str = "", criterion: str = "") -> HTMLResponse:
         admit(request, "GET", "/drill")
+        every = at_newest("drill", True, lambda: units(store, labelled_only=True))
         split = []
-        for u in units(store):
+        for u in every:
             if category and (u.item.category or "(none)") != category:
                 continue
             if criterion and u.criterion.key != criterion:
@@ -319,7 +337,7 @@ def create_review_app(
             request,
             criterion=found,
             versions=store.versions(found.key),
-            slice=numbers_now(True)["criteria"].get(found.key),
+            slice=numbers_now(found.key)["criteria"].get(found.key),
             findings=lint_text(found.text, found.points),
         )
 
@@ -332,7 +350,8 @@ def create_review_app(
     ) -> Response:
         user, expected = admit(request, "POST", "/criteria/{criterion_id}")
         check_csrf(csrf, expected)
-        before = numbers_now(True)["criteria"]
+        base = store.criterion(criterion_id)
+        before = numbers_now(base.key)["criteria"] if base is not None else {}
         try:
             made = store.edit_criterion(user, criterion_id, text)
         except EditConflict as exc:
@@ -342,7 +361,7 @@ def create_review_app(
         except DataError as exc:
             raise HTTPException(status_code=422, detail=str(exc)) from None
         graded = grade_project(store, grader, actor=user.name) if grader is not None else 0
-        after = numbers_now(True)["criteria"]
+        after = numbers_now(made.key)["criteria"]
         if "text/html" in request.headers.get("accept", ""):
             return RedirectResponse(f"/criteria/{made.id}", status_code=303)
         return JSONResponse(
@@ -473,7 +492,8 @@ def create_review_app(
                 added = await run_in_threadpool(add, store, target, actor=user.name, shown=shown)
             except DataError as exc:
                 return refused(request, 422, str(exc).replace(folder + "/", ""))
-        return done(request, f"{shown}: {added} {what} added", {"file": shown, "added": added})
+        noun = what if added != 1 else {"items": "item", "criteria": "criterion"}[what]
+        return done(request, f"{shown}: {added} {noun} added", {"file": shown, "added": added})
 
     @app.post("/upload/data")
     async def upload_data(request: Request) -> Response:

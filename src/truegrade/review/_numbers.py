@@ -61,14 +61,15 @@ class Unit:
     explanation: str
 
 
-def units(store: ReviewStore) -> list[Unit]:
-    """Every (item, current criterion), its labels by expert and the grader's verdict."""
+def units(store: ReviewStore, *, labelled_only: bool = False) -> list[Unit]:
+    """Every (item, current criterion), its labels by expert and the grader's verdict; with
+    ``labelled_only``, only those with a label (all that any number is computed from)."""
     by_pair: dict[tuple[int, int], dict[str, bool]] = {}
     for label in store.labels():
         by_pair.setdefault((label.item_id, label.criterion_id), {})[label.user] = label.met
-    verdicts = store.verdicts()
+    verdicts = store.labelled_verdicts() if labelled_only else store.verdicts()
     out = []
-    for item, criterion in store.pairs():
+    for item, criterion in store.labelled_pairs() if labelled_only else store.pairs():
         verdict = verdicts.get((item.id, criterion.id))
         out.append(
             Unit(
@@ -91,12 +92,13 @@ def _estimate(e: Estimate | None, rule: str) -> dict[str, Any] | None:
 
 
 def _slice(
-    chosen: Sequence[Unit], experts: Sequence[str], n_resamples: int, seed: int
+    chosen: Sequence[Unit], experts: Sequence[str], n_resamples: int, seed: int, total: int
 ) -> dict[str, Any]:
+    """The numbers of one slice: ``chosen`` its labelled units, ``total`` all of its units."""
     labelled = [u for u in chosen if u.labels]
     graded = [u for u in labelled if u.grader is not None]
     out: dict[str, Any] = {
-        "units": len(chosen),
+        "units": total,
         "labelled": len(labelled),
         "labels": sum(len(u.labels) for u in chosen),
         "graded": len(graded),
@@ -164,32 +166,38 @@ def _slice(
 
 
 def agreement(
-    store: ReviewStore, *, n_resamples: int = 1000, seed: int = 0, per_criterion: bool = True
+    store: ReviewStore,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    per_criterion: bool | str = True,
 ) -> dict[str, Any]:
-    """Every number of the dashboard (``agreement.json``), overall, per category and (with
-    ``per_criterion``) per criterion, each with its rule."""
-    found = units(store)
+    """Every number of the dashboard (``agreement.json``), overall, per category and per
+    criterion (every one; only the one whose key ``per_criterion`` names; or none for False),
+    each with its rule."""
+    # numbers come from the labelled units alone; the others are counted in SQL, not loaded
+    found = units(store, labelled_only=True)
+    total, category_totals, criterion_totals = store.unit_counts(per_criterion)
     experts = [u.name for u in store.users("expert")]
-    categories: dict[str, list[Unit]] = {}
-    criteria: dict[str, list[Unit]] = {}
+    categories: dict[str, list[Unit]] = {name: [] for name in category_totals}
+    criteria: dict[str, list[Unit]] = {name: [] for name in criterion_totals}
     for u in found:
         categories.setdefault(u.item.category or "(none)", []).append(u)
-        criteria.setdefault(u.criterion.key, []).append(u)
+        if u.criterion.key in criteria:
+            criteria[u.criterion.key].append(u)
     result = {
         "schema_version": 1,
         "experts": experts,
         "rules": RULES,
-        "overall": _slice(found, experts, n_resamples, seed),
+        "overall": _slice(found, experts, n_resamples, seed, total),
         "categories": {
-            name: _slice(chosen, experts, n_resamples, seed)
+            name: _slice(chosen, experts, n_resamples, seed, category_totals.get(name, 0))
             for name, chosen in sorted(categories.items())
         },
         "criteria": {
-            name: _slice(chosen, experts, n_resamples, seed)
+            name: _slice(chosen, experts, n_resamples, seed, criterion_totals.get(name, 0))
             for name, chosen in sorted(criteria.items())
-        }
-        if per_criterion
-        else {},
+        },
     }
     ready: dict[str, Any] = json_ready(result)
     return ready

@@ -567,12 +567,77 @@ class ReviewStore:
 
     def criteria(self, item_id: int | None = None, *, current: bool = True) -> list[Criterion]:
         """The criteria of an item (its own and the shared ones), or every one."""
-        rows = self.query(
-            "SELECT * FROM criteria WHERE (? = 0 OR current = 1) AND (? IS NULL OR item_id IS "
-            "NULL OR item_id = ?) ORDER BY key, version",
-            (int(current), item_id, item_id),
-        )
+        if item_id is None:
+            rows = self.query(
+                "SELECT * FROM criteria WHERE (? = 0 OR current = 1) ORDER BY key, version",
+                (int(current),),
+            )
+        else:  # two indexed lookups: an item's page never scans the project's criteria
+            rows = self.query(
+                "SELECT * FROM criteria WHERE item_id = ? AND (? = 0 OR current = 1) UNION ALL "
+                "SELECT * FROM criteria WHERE item_id IS NULL AND (? = 0 OR current = 1) "
+                "ORDER BY key, version",
+                (item_id, int(current), int(current)),
+            )
         return [_criterion(r) for r in rows]
+
+    def labelled_pairs(self) -> list[tuple[Item, Criterion]]:
+        """The (item, current criterion) pairs with at least one label, in order: all that the
+        agreement numbers are computed from (a project of 10,000 items has few of them)."""
+        rows = self.query(
+            "SELECT DISTINCT labels.item_id, labels.criterion_id FROM labels JOIN criteria ON "
+            "criteria.id = labels.criterion_id WHERE criteria.current = 1"
+        )
+        items = {
+            r["id"]: _item(r)
+            for r in self.query(
+                "SELECT * FROM items WHERE id IN (SELECT DISTINCT labels.item_id FROM labels)"
+            )
+        }
+        criteria = {
+            r["id"]: _criterion(r)
+            for r in self.query(
+                "SELECT * FROM criteria WHERE current = 1 AND id IN (SELECT DISTINCT "
+                "labels.criterion_id FROM labels)"
+            )
+        }
+        out = [(items[r["item_id"]], criteria[r["criterion_id"]]) for r in rows]
+        return sorted(out, key=lambda p: (p[0].id, p[1].key))
+
+    def unit_counts(
+        self, criterion: str | bool = True
+    ) -> tuple[int, dict[str, int], dict[str, int]]:
+        """How many (item, current criterion) pairs there are: overall, by category (``(none)``
+        for items without one) and by criterion key (all of them, only the one named by
+        ``criterion``, or none for False), counted in SQL, not loaded."""
+        shared = self.query("SELECT key FROM criteria WHERE current = 1 AND item_id IS NULL")
+        per_category = {
+            (r["category"] or "(none)"): int(r["n"])
+            for r in self.query("SELECT category, count(*) AS n FROM items GROUP BY category")
+        }
+        categories = {name: n * len(shared) for name, n in per_category.items()}
+        own = self.query(
+            "SELECT items.category, count(*) AS n FROM criteria JOIN items ON items.id = "
+            "criteria.item_id WHERE criteria.current = 1 GROUP BY items.category"
+        )
+        for r in own:
+            name = r["category"] or "(none)"
+            categories[name] = categories.get(name, 0) + int(r["n"])
+        by_key: dict[str, int] = {}
+        if criterion is not False:
+            only = criterion if isinstance(criterion, str) else None
+            by_key = {
+                r["key"]: sum(per_category.values())
+                for r in shared
+                if only is None or r["key"] == only
+            }
+            for r in self.query(
+                "SELECT key, count(*) AS n FROM criteria WHERE current = 1 AND item_id IS NOT "
+                "NULL AND (? IS NULL OR key = ?) GROUP BY key",
+                (only, only),
+            ):
+                by_key[r["key"]] = int(r["n"])
+        return sum(categories.values()), categories, by_key
 
     def criterion(self, criterion_id: int) -> Criterion | None:
         rows = self.query("SELECT * FROM criteria WHERE id = ?", (criterion_id,))
@@ -813,6 +878,14 @@ class ReviewStore:
         before = self.query("SELECT max(id) AS id FROM items WHERE id < ?", (item_id,))
         after = self.query("SELECT min(id) AS id FROM items WHERE id > ?", (item_id,))
         return before[0]["id"], after[0]["id"]
+
+    def labelled_verdicts(self) -> dict[tuple[int, int], ReviewVerdict]:
+        """The grader's verdicts on the (item, criterion) pairs that carry a label."""
+        rows = self.query(
+            "SELECT * FROM verdicts WHERE EXISTS (SELECT 1 FROM labels WHERE labels.item_id = "
+            "verdicts.item_id AND labels.criterion_id = verdicts.criterion_id)"
+        )
+        return {(r["item_id"], r["criterion_id"]): _verdict(r) for r in rows}
 
     def verdicts(self, item_id: int | None = None) -> dict[tuple[int, int], ReviewVerdict]:
         """The grader's verdicts by (item, criterion): all of them, or one item's."""
