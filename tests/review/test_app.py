@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.review.conftest import attack_report_json
-from truegrade.review import ROUTES, create_review_app
+from truegrade.review import ROUTES, agreement, create_review_app, version_numbers
 
 PASSWORDS = {"admin": "admin-pass", "viewer": "viewer-pass", "new_md": "expert-pass"}
 
@@ -167,6 +167,7 @@ def test_an_edit_makes_a_version_and_a_stale_edit_gets_a_409_with_the_diff(app, 
     item = project.items()[2]
     [criterion] = project.criteria(item.id)
     csrf_e, csrf_a = csrf_of(expert.get("/").text), csrf_of(admin.get("/").text)
+    before = agreement(project, n_resamples=100, per_criterion=criterion.key)["criteria"]
     first = expert.post(
         f"/criteria/{criterion.id}",
         data={"text": "Advises seeking care within 24 hours", "csrf": csrf_e},
@@ -188,6 +189,13 @@ def test_an_edit_makes_a_version_and_a_stale_edit_gets_a_409_with_the_diff(app, 
     assert len(project.labels(item_id=item.id, current=False)) == 2
     page = expert.get(f"/criteria/{current.id}").text
     assert "Advises when to seek care (case 2)" in page  # the history
+    # each wording's own agreement, the old beside the new: the old one's is what the
+    # dashboard showed for the criterion before the edit
+    old = version_numbers(project, criterion, n_resamples=100)
+    assert old == before[criterion.key] and old["labelled"] == 1 and old["labels"] == 2
+    assert version_numbers(project, current, n_resamples=100)["labelled"] == 0
+    rows = re.findall(r"<td>(\d+ / \d+)</td>", page)
+    assert rows == ["1 / 1", "0 / 1"]
 
 
 def test_lint_findings_for_a_draft(app):

@@ -10,7 +10,7 @@ app (FastAPI, pages rendered on the server; see ``docs/review.md``).
 """
 
 from truegrade.review._app import ROUTES, create_review_app
-from truegrade.review._numbers import RULES, Unit, agreement, units
+from truegrade.review._numbers import RULES, Unit, agreement, units, version_numbers
 from truegrade.review._project import (
     EXPORT_FILES,
     add_rows,
@@ -57,4 +57,5 @@ __all__ = [
     "import_export",
     "init_project",
     "units",
+    "version_numbers",
 ]

@@ -27,6 +27,7 @@ import tempfile
 import threading
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -41,9 +42,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from truegrade.core import DataError
 from truegrade.graders.rubric import Rubric, RubricItem
-from truegrade.review._numbers import agreement, units
+from truegrade.review._numbers import agreement, units, version_numbers
 from truegrade.review._project import add_rows, add_rubric, export_project, grade_project
-from truegrade.review._store import EditConflict, ReviewStore, SlotsTaken, User
+from truegrade.review._store import Criterion, EditConflict, ReviewStore, SlotsTaken, User
 from truegrade.rubric import RubricSource, lint_rubrics
 
 __all__ = ["ROUTES", "create_review_app"]
@@ -126,6 +127,15 @@ def create_review_app(
             "numbers",
             per_criterion,
             lambda: agreement(store, n_resamples=n_resamples, per_criterion=per_criterion),
+        )
+        return found
+
+    def version_now(criterion: Criterion) -> dict[str, Any]:
+        """One wording's own numbers (its labels and verdicts), at the newest event."""
+        found: dict[str, Any] = at_newest(
+            "version",
+            str(criterion.id),
+            partial(version_numbers, store, criterion, n_resamples=n_resamples),
         )
         return found
 
@@ -336,8 +346,7 @@ def create_review_app(
             "criterion.j2",
             request,
             criterion=found,
-            versions=store.versions(found.key),
-            slice=numbers_now(found.key)["criteria"].get(found.key),
+            versions=[(v, version_now(v)) for v in store.versions(found.key)],
             findings=lint_text(found.text, found.points),
         )
 

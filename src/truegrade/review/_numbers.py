@@ -165,6 +165,36 @@ def _slice(
     return out
 
 
+def version_numbers(
+    store: ReviewStore, criterion: Criterion, *, n_resamples: int = 500, seed: int = 0
+) -> dict[str, Any]:
+    """The numbers of one version of a criterion, from that version's own labels and verdicts:
+    an edited criterion's page shows each wording's agreement, the old beside the new (the old
+    wording's labels are its own, never counted for the new text)."""
+    by_item: dict[int, dict[str, bool]] = {}
+    for label in store.labels(criterion_id=criterion.id):
+        by_item.setdefault(label.item_id, {})[label.user] = label.met
+    verdicts = store.criterion_verdicts(criterion.id)
+    found = []
+    for item_id, labels in sorted(by_item.items()):
+        item = store.item(item_id)
+        verdict = verdicts.get(item_id)
+        if item is not None:
+            found.append(
+                Unit(
+                    item,
+                    criterion,
+                    labels,
+                    None if verdict is None else verdict.met,
+                    "" if verdict is None else (verdict.error or verdict.explanation),
+                )
+            )
+    total = 1 if criterion.item_id is not None else store.count_items()
+    experts = [u.name for u in store.users("expert")]
+    ready: dict[str, Any] = json_ready(_slice(found, experts, n_resamples, seed, total))
+    return ready
+
+
 def agreement(
     store: ReviewStore,
     *,

@@ -701,15 +701,23 @@ class ReviewStore:
         return Label(item_id, criterion_id, user.name, met, reason, disputes_grader, now)
 
     def labels(
-        self, *, item_id: int | None = None, user: str | None = None, current: bool = True
+        self,
+        *,
+        item_id: int | None = None,
+        user: str | None = None,
+        current: bool = True,
+        criterion_id: int | None = None,
     ) -> list[Label]:
+        """Labels of current criteria (``current=False``: of every version too), of one item,
+        one expert or one criterion's version (that version's, current or not)."""
         rows = self.query(
             "SELECT labels.*, users.name AS user FROM labels JOIN users ON users.id = "
             "labels.user_id JOIN criteria ON criteria.id = labels.criterion_id "
-            "WHERE (? = 0 OR criteria.current = 1) AND (? IS NULL OR labels.item_id = ?) "
-            "AND (? IS NULL OR users.name = ?) "
+            "WHERE (? = 0 OR ? IS NOT NULL OR criteria.current = 1) "
+            "AND (? IS NULL OR labels.item_id = ?) AND (? IS NULL OR users.name = ?) "
+            "AND (? IS NULL OR labels.criterion_id = ?) "
             "ORDER BY labels.item_id, labels.criterion_id, users.id",
-            (int(current), item_id, item_id, user, user),
+            (int(current), criterion_id, item_id, item_id, user, user, criterion_id, criterion_id),
         )
         return [
             Label(
@@ -878,6 +886,11 @@ class ReviewStore:
         before = self.query("SELECT max(id) AS id FROM items WHERE id < ?", (item_id,))
         after = self.query("SELECT min(id) AS id FROM items WHERE id > ?", (item_id,))
         return before[0]["id"], after[0]["id"]
+
+    def criterion_verdicts(self, criterion_id: int) -> dict[int, ReviewVerdict]:
+        """The grader's verdicts on one criterion's version, by item."""
+        rows = self.query("SELECT * FROM verdicts WHERE criterion_id = ?", (criterion_id,))
+        return {r["item_id"]: _verdict(r) for r in rows}
 
     def labelled_verdicts(self) -> dict[tuple[int, int], ReviewVerdict]:
         """The grader's verdicts on the (item, criterion) pairs that carry a label."""
