@@ -315,6 +315,8 @@ def test_resume_grades_the_last_runs_errors_again_unless_kept(tmp_path):
     out = tmp_path / "o.jsonl"
     first = run("grade", str(data), "-g", "exact", "--out", str(out), cwd=tmp_path)
     assert first.returncode == 0 and results(out)["b"]["error"]  # no reference: an error
+    assert results(out)["b"]["score"] is None and results(out)["a"]["score"] == 1.0  # never a 0
+    assert re.search(r"errors\s+│\s+1\s", first.stdout)  # and the summary says how many
     kept = run("grade", str(data), "-g", "exact", "--out", str(out), "--resume", "--keep-errors",
                cwd=tmp_path)  # fmt: skip
     assert kept.returncode == 0 and "graded again" not in kept.stderr

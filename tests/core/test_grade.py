@@ -36,6 +36,18 @@ def test_record_puts_the_id_first():
     }
 
 
+def test_a_row_that_could_not_be_graded_is_written_with_a_null_score_never_a_0():
+    failed = Grade.failure("the judge timed out", "timeout")
+    record = failed.record("q8")
+    assert record["score"] is None and record["error"] == "the judge timed out"
+    assert Grade.from_record(record) == failed  # read back as the grade it was
+    graded = Grade(score=0.0, passed=False).record("q9")
+    assert graded["score"] == 0.0  # a real 0 stays a 0
+    assert Grade.from_record({**graded, "unknown": 1}) == Grade(score=0.0, passed=False)
+    with pytest.raises(ValidationError):  # no error: a missing score is not made up
+        Grade.from_record({"id": "q", "score": None})
+
+
 def test_unknown_fields_are_refused():
     with pytest.raises(ValidationError):
         Grade.model_validate({"score": 1.0, "verdict": "yes"})

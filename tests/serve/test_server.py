@@ -28,6 +28,7 @@ def test_grade_keeps_order_and_reports_bad_rows_per_item(server):
     grades = response.json()["grades"]
     assert [g["id"] for g in grades] == [r["id"] for r in rows]
     assert grades[7]["error"].startswith("row 7: field 'label'")
+    assert grades[7]["score"] is None  # an error is never shown as a 0
     assert [g["passed"] for g in grades if g["id"] != "bad"] == [i % 3 == i for i in range(50)]
 
 

@@ -327,14 +327,13 @@ def _grades_from_file(path: Path, samples: list[Sample]) -> list[Grade]:
     if missing:
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise DataError(f"no grade for {len(missing)} labelled rows (ids {shown})", path=str(path))
-    fields = set(Grade.model_fields)
     grades = []
     for s in samples:
         line, record = by_id[s.key]
         if record.get("error") is None:
             require_fields(record, ("score",), "grade", path=path, line=line)
         try:
-            grades.append(Grade.model_validate({k: v for k, v in record.items() if k in fields}))
+            grades.append(Grade.from_record(record))
         except ValidationError as exc:
             problems = describe_validation_error(exc, whole="record")
             raise DataError(f"not a grade ({problems})", path=str(path), line=line) from None

@@ -8,6 +8,7 @@ all, so a broken grader never passes itself off as a zero.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -110,5 +111,18 @@ class Grade(BaseModel):
         return self.error is None
 
     def record(self, sample_id: str | int) -> dict[str, Any]:
-        """The results-file row for this grade: ``id`` first, then every field."""
-        return {"id": sample_id, **self.model_dump()}
+        """The results-file row for this grade: ``id`` first, then every field; a row that
+        could not be graded has ``"score": null`` beside its ``error``, so no output file ever
+        shows it as a 0 (the mean of the column would be wrong)."""
+        row = {"id": sample_id, **self.model_dump()}
+        if self.error is not None:
+            row["score"] = None
+        return row
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Grade:
+        """The grade of a results-file row (``record``'s inverse; unknown fields ignored)."""
+        fields = {k: v for k, v in record.items() if k in cls.model_fields}
+        if fields.get("score") is None and fields.get("error") is not None:
+            fields.pop("score", None)
+        return cls.model_validate(fields)
