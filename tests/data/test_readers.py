@@ -178,3 +178,35 @@ def test_each_row_is_read_by_its_preset_and_each_preset_is_said_once(tmp_path):
     unanswered = write_jsonl(tmp_path / "n.jsonl", [{"question": "q", "answer": "#### 1"}])
     with pytest.raises(DataError, match=r"the row has no 'response'.*'question', 'answer'"):
         list(read_samples(unanswered, require=("response",)))
+
+
+def test_predictions_sharing_an_instance_are_numbered_and_said_once(tmp_path):
+    from truegrade.data import read_samples
+
+    task = {
+        "instance_id": "org__repo-1",
+        "base_commit": "abc",
+        "test_patch": "diff",
+        "FAIL_TO_PASS": "[]",
+    }
+    rows = [
+        {**task, "model_patch": "p1"},
+        {**task, "model_patch": "p2"},
+        {**task, "instance_id": "org__repo-2", "model_patch": "q"},
+        {**task, "model_patch": "p3"},
+        {**task, "id": "mine", "model_patch": "p4"},  # its own id: kept
+    ]
+    path = tmp_path / "rollouts.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    notes: list[str] = []
+    samples = [s for _, s in read_samples(path, preset="swebench", on_note=notes.append)]
+    assert [s.id for s in samples] == [
+        "org__repo-1",
+        "org__repo-1#2",
+        "org__repo-2",
+        "org__repo-1#3",
+        "mine",
+    ]
+    assert [s.group for s in samples] == ["org__repo-1"] * 2 + ["org__repo-2"] + ["org__repo-1"] * 2
+    assert len(notes) == 1 and "instance_id#2" in notes[0]
+    assert [s.response for s in samples] == ["p1", "p2", "q", "p3", "p4"]

@@ -45,6 +45,7 @@ __all__ = [
     "ThresholdOption",
     "TimeoutOption",
     "WorkersOption",
+    "announce_note",
     "announce_preset",
     "check_preset",
     "err_console",
@@ -270,6 +271,16 @@ def announce_preset(data: Path) -> Callable[[Preset | None], None]:
     return say
 
 
+def announce_note(data: Path) -> Callable[[str], None]:
+    """What a reader calls with a thing the user should know about how rows were read (rows of
+    one task numbered as its predictions): one line on stderr."""
+
+    def say(note: str) -> None:
+        err_console.print(f"reading {escape(data.name)}: {escape(note)}", highlight=False)
+
+    return say
+
+
 def load_rows(
     data: Path,
     *,
@@ -299,6 +310,7 @@ def load_rows(
             field_map=mapping or None,
             on_preset=announce_preset(data),
             require=require,
+            on_note=announce_note(data),
         ):
             if items and limit is not None and sample.item not in seen and len(seen) >= limit:
                 break

@@ -21,6 +21,7 @@ from truegrade.cli._common import (
     RayAddressOption,
     TimeoutOption,
     WorkersOption,
+    announce_note,
     announce_preset,
     check_preset,
     err_console,
@@ -368,6 +369,7 @@ def _grade_rows(
         on_bad_row=on_bad,
         on_preset=announce_preset(data),
         require=("response",),
+        on_note=announce_note(data),
     )
     for line, sample in samples:
         if line not in lines_seen:

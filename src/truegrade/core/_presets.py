@@ -64,6 +64,9 @@ class Preset:
         auto: Whether ``preset="auto"`` may pick it (``openrlhf`` must be asked for, since its
             ``label`` means the gold answer, not a verdict).
         grader: The built-in grader the dataset is usually graded with.
+        id_column: The column a row without its own ``id`` is named by, when several rows may
+            share it (many predictions of one SWE-bench instance): readers number the repeats
+            (``ID#2``, ``ID#3``... in file order) and say so once.
     """
 
     name: str
@@ -75,6 +78,7 @@ class Preset:
     auto: bool = True
     grader: str | None = None
     aliases: tuple[str, ...] = field(default=())
+    id_column: str | None = None
 
     def fits(self, row: Mapping[str, Any]) -> bool:
         """Whether ``row`` has this preset's columns (and passes its test)."""
@@ -705,10 +709,12 @@ _PRESETS = (
         "swebench",
         "SWE-bench, SWE-bench Lite / Verified, SWE-Gym (instance rows, with a prediction's "
         "model_patch)",
-        "id = group = instance_id, response = model_patch; the task's columns stay as published",
+        "id = group = instance_id (a second prediction of an instance: instance_id#2, ...), "
+        "response = model_patch; the task's columns stay as published",
         ("instance_id", "base_commit", "test_patch", "FAIL_TO_PASS"),
         _swebench,
         grader="repo",
+        id_column="instance_id",
     ),
     Preset(
         "verl",

@@ -352,6 +352,8 @@ def row_to_samples(
         field_map: ``{our_field: their_column}`` taken after the preset, dotted paths allowed.
         require: Fields (``response``, ``reference``, ...) every sample must have: one missing
             is an error that lists the row's columns.
+        on_note: Told, once, a thing about how rows were read that the user should know (rows
+            without their own ``id`` that share a preset's id column are numbered ``ID#2``...).
 
     Raises:
         DataError: a field has the wrong type or is missing; the message names it (the caller
@@ -410,6 +412,7 @@ def read_samples(
     on_bad_row: Callable[[BadRow], None] | None = None,
     on_preset: Callable[[Preset | None], None] | None = None,
     require: Sequence[str] = (),
+    on_note: Callable[[str], None] | None = None,
 ) -> Iterator[tuple[int, Sample]]:
     """Yield ``(line, sample)`` for every sample in a data file.
 
@@ -427,6 +430,8 @@ def read_samples(
         on_preset: Told each preset rows are read by, once.
         require: Fields (``response``, ``reference``, ...) every sample must have: one missing
             is an error that lists the row's columns.
+        on_note: Told, once, a thing about how rows were read that the user should know (rows
+            without their own ``id`` that share a preset's id column are numbered ``ID#2``...).
 
     Raises:
         DataError: naming the file and line of the first bad row (without ``on_bad_row``).
@@ -437,6 +442,7 @@ def read_samples(
     """
     named = preset_named(preset) if isinstance(preset, str) and preset != "auto" else preset
     said: set[str] = set()
+    repeats: dict[str, int] = {}
     for line, row in read_rows(path, on_bad_row=on_bad_row):
         chosen = detect_preset(row) if named == "auto" else named
         if isinstance(chosen, Preset) and chosen.name not in said:
@@ -452,5 +458,26 @@ def read_samples(
                 raise DataError(exc.reason, path=str(path), line=line) from None
             on_bad_row(BadRow(str(path), line, exc.reason))
             continue
+        if isinstance(chosen, Preset) and chosen.id_column and row.get("id") is None:
+            samples = [_numbered(s, repeats, chosen.id_column, on_note) for s in samples]
         for sample in samples:
             yield line, sample
+
+
+def _numbered(
+    sample: Sample, repeats: dict[str, int], column: str, on_note: Callable[[str], None] | None
+) -> Sample:
+    """``sample`` named by its order among the rows sharing its id column's value: the first
+    keeps the value, the next are ``ID#2``, ``ID#3``... (many rollouts of one task in a file)."""
+    base = str(sample.id)
+    seen = repeats.get(base, 0) + 1
+    repeats[base] = seen
+    if seen == 1:
+        return sample
+    if on_note is not None and sum(n > 1 for n in repeats.values()) == 1 and seen == 2:
+        on_note(
+            f"rows share a {column} and carry no 'id': each is its own prediction, named "
+            f"{column}#2, #3... in file order (the first keeps the {column}; give rows an 'id' "
+            "to name them yourself)"
+        )
+    return sample.model_copy(update={"id": f"{base}#{seen}"})

@@ -92,3 +92,31 @@ def test_the_command_line_grades_published_rows_with_no_conversion(tmp_path):
     assert grades["marshmallow-1359"]["passed"] is True
     assert grades["flask-5014"]["passed"] is False
     assert grades["flask-5014"]["subscores"]["fail_to_pass"] == 0.0
+
+
+def test_many_predictions_of_one_instance_in_one_file(tmp_path):
+    # a rollout dump: the instance's row once per prediction, none with an id of its own
+    rows = tmp_path / "rollouts.jsonl"
+    patches = [ROW["patch"], "", ROW["patch"]]
+    rows.write_text(
+        "".join(
+            json.dumps({**TASK_COLUMNS, "model_patch": p, "model_name_or_path": "m"}) + "\n"
+            for p in patches
+        )
+    )
+    out = tmp_path / "grades.jsonl"
+    done = run(
+        "grade", str(rows), "--grader", "repo", "-o", f"repos=[{DATA}]", "--out", str(out),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = done.stderr.count("each is its own prediction")
+    assert said == 1, done.stderr  # said once, in one line
+    grades = {g["id"]: g for g in map(json.loads, out.read_text().splitlines())}
+    instance = ROW["instance_id"]
+    assert sorted(grades) == sorted([instance, f"{instance}#2", f"{instance}#3"])
+    assert [grades[k]["passed"] for k in (instance, f"{instance}#2", f"{instance}#3")] == [
+        True,
+        False,
+        True,
+    ]
