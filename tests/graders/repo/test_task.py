@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,40 @@ def test_a_row_that_is_not_a_task_names_its_field(change, message):
 def test_rows_whose_task_is_an_image_are_refused_with_the_reason(row, dataset):
     with pytest.raises(DataError, match=f"a {dataset} row"):
         read_task(row)
+
+
+UNRUNNABLE = {
+    row["instance_id"]: row
+    for row in map(
+        json.loads,
+        (Path(__file__).parents[2] / "data" / "repo" / "unrunnable.jsonl").read_text().splitlines(),
+    )
+}
+
+
+@pytest.mark.parametrize(
+    ("instance", "kind"),
+    [
+        ("django__django-10999", "Django's runtests.py ids"),
+        ("sympy__sympy-11618", "bare test function names"),
+        ("pytest-dev__pytest-5262", "not pytest node ids"),  # a published id '[100%]'
+    ],
+)
+def test_tasks_whose_ids_pytest_cannot_address_are_errors_never_zeros(instance, kind):
+    row = UNRUNNABLE[instance]
+    with pytest.raises(DataError, match=kind) as caught:
+        read_task(row)
+    assert "cannot be graded here" in str(caught.value) and instance in str(caught.value)
+
+
+def test_an_unrunnable_task_is_a_grader_error_from_every_row_face():
+    from truegrade.core import Sample
+    from truegrade.graders.repo import RepoGrader
+
+    row = UNRUNNABLE["sympy__sympy-11618"]
+    sample = Sample.model_validate(
+        {"id": "s", "response": row["patch"], "reference": {**row, "model_patch": row["patch"]}}
+    )
+    grade = RepoGrader().grade(sample)
+    assert grade.error is not None and "bare test function names" in grade.error
+    assert grade.passed is None and grade.record("s")["score"] is None

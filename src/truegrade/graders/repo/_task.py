@@ -11,7 +11,8 @@ and are refused with that reason rather than guessed at.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -77,6 +78,35 @@ def _test_ids(row: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+_DJANGO_ID = re.compile(r"^\w+ \([\w.]+\)")
+_BARE_NAME = re.compile(r"^\w+$")
+
+
+def _check_runnable(ids: Sequence[str], where: str) -> None:
+    """Refuse a task whose tests no runner here can address: pytest runs ids of the form
+    ``path::name`` (or a test file), and an id of another runner's form would be reported
+    missing for every patch, the gold one included, so the row would score 0 without a word.
+
+    Raises:
+        DataError: naming the ids and the runner they were written for.
+    """
+    odd = [t for t in ids if "::" not in t and not t.endswith(".py")]
+    if not odd:
+        return
+    if all(_DJANGO_ID.match(t) for t in odd):
+        kind = "Django's runtests.py ids (`test_name (module.Class)`)"
+    elif all(_BARE_NAME.match(t) for t in odd):
+        kind = "bare test function names, as sympy's bin/test runs them"
+    else:
+        kind = "not pytest node ids (`path::name`)"
+    shown = ", ".join(repr(t) for t in odd[:3]) + (" ..." if len(odd) > 3 else "")
+    raise DataError(
+        f"{where}: {len(odd)} of its {len(ids)} test ids are {kind}: {shown}. The repo grader "
+        "runs pytest, which cannot address them, so every patch (the gold one too) would find "
+        "them missing: the task cannot be graded here"
+    )
+
+
 def _text(row: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> str | None:
     value = row.get(key)
     if value is None or value == "":
@@ -109,13 +139,15 @@ def read_task(row: Mapping[str, Any]) -> RepoTask:
     fail_to_pass = _test_ids(row, "FAIL_TO_PASS", where)
     if not fail_to_pass:
         raise DataError(f"{where}: FAIL_TO_PASS is empty: no test says the task was done")
+    pass_to_pass = _test_ids(row, "PASS_TO_PASS", where)
+    _check_runnable((*fail_to_pass, *pass_to_pass), where)
     return RepoTask(
         instance_id=str(_text(row, "instance_id", where)),
         repo=str(_text(row, "repo", where)),
         base_commit=str(_text(row, "base_commit", where)),
         test_patch=str(_text(row, "test_patch", where)),
         fail_to_pass=fail_to_pass,
-        pass_to_pass=_test_ids(row, "PASS_TO_PASS", where),
+        pass_to_pass=pass_to_pass,
         gold_patch=_text(row, "patch", where, required=False) or "",
         problem_statement=_text(row, "problem_statement", where, required=False) or "",
         version=_text(row, "version", where, required=False),
