@@ -275,6 +275,18 @@ def test_lists_that_name_the_wrong_tests_are_caught_at_base(grader):
 
 @GIT
 @BWRAP
+def test_a_fail_to_pass_test_that_never_ran_is_not_counted_as_failing(grader):
+    # an id that names no test: missing from every report, the gold patch's included
+    ghost = F2P.rsplit("::", 1)[0] + "::test_no_such_test"
+    named = MARSHMALLOW.model_copy(update={"fail_to_pass": (F2P, ghost)})
+    audit = audit_task(named, grader=grader, runs=1, mutate=False)
+    base = audit.finding("base_fails_f2p")
+    assert not base.ok and base.tests == (ghost,) and "never ran" in base.detail
+    assert not audit.ok and ghost in audit.finding("gold_fails").tests
+
+
+@GIT
+@BWRAP
 def test_without_a_gold_patch_its_checks_are_skipped_not_passed(grader):
     audit = audit_task(MARSHMALLOW.model_copy(update={"gold_patch": ""}), grader=grader, runs=1)
     skipped = [f.check for f in audit.findings if f.skipped]

@@ -8,8 +8,9 @@ reaches checks nothing. ``audit_task`` checks the claim by running it, through
 ``judge_patch`` with the grader's own sandbox, canaries and matching of test ids:
 
 * ``base_fails_f2p``: the empty patch (base tree with the test patch) fails every FAIL_TO_PASS
-  test (a missing test counts as failing: a module that cannot import a name the fix adds fails
-  to collect);
+  test (a test missing at base counts as failing where another run reported it, since a module
+  that cannot import a name the fix adds fails to collect; a test no run ever reported did not
+  run, shows nothing, and fails the check);
 * ``base_passes_p2p``: the empty patch passes every PASS_TO_PASS test;
 * ``empty_not_resolved``: the empty patch does not resolve the task;
 * ``gold_resolves``: the gold patch resolves the task in every one of ``runs`` runs, the
@@ -17,8 +18,9 @@ reaches checks nothing. ``audit_task`` checks the claim by running it, through
 * ``flaky``: no expected test changes outcome between those runs;
 * ``gold_fails``: no expected test fails the gold patch in every run;
 * ``mutated_f2p``: the gold patch fails the task made impossible by ``impossible_task`` (one
-  FAIL_TO_PASS test's assertion inverted). A gold patch that passes it shows an assertion that
-  does not decide the test's outcome (not reached with the fix, or its failure caught).
+  FAIL_TO_PASS test's assertion inverted; an inverted test that did not run fails the check).
+  A gold patch that passes it shows an assertion that does not decide the test's outcome (not
+  reached with the fix, or its failure caught).
 * ``weak_tests``: no mutant of the gold patch (``gold_mutants``: one added line changed as a
   slightly wrong fix would differ) resolves the task. A survivor is a wrong fix the tests
   reward (or a mutant equivalent to the fix: each is listed for a reviewer).
@@ -328,23 +330,45 @@ def _ids(tests: list[str], statuses: dict[str, str]) -> str:
     return shown + (f" and {len(tests) - 10} more" if len(tests) > 10 else "")
 
 
-def _base_findings(task: RepoTask, empty: Judgement) -> list[TaskFinding]:
+def _reported(*runs: Judgement) -> frozenset[str]:
+    """The tests some run reported an outcome of (they exist, wherever else they are missing)."""
+    return frozenset(t for j in runs for t, status in j.tests.items() if status != "missing")
+
+
+def _base_findings(
+    task: RepoTask, empty: Judgement, seen: frozenset[str] | None = None
+) -> list[TaskFinding]:
+    """The base tree's checks. A FAIL_TO_PASS test missing from the base run's report counts as
+    failing only where it is known to exist (a run of the gold patch reported it: a module
+    that cannot import a name the fix adds fails to collect); one that no run ever reported
+    did not run, and a test that did not run shows nothing, so the check is not ok."""
     tests = empty.tests
     why = "" if tests else f" (the run gave no outcomes: {empty.explanation})"
+    known = seen if seen is not None else _reported(empty)
     passing_f2p = [
         t for t in task.fail_to_pass if tests.get(t, "missing") not in ("failed", "missing")
     ]
+    never_ran = [
+        t for t in task.fail_to_pass if tests.get(t, "missing") == "missing" and t not in known
+    ]
     failing_p2p = [t for t in task.pass_to_pass if tests.get(t, "missing") != "passed"]
+    if passing_f2p:
+        base_detail = (
+            f"FAIL_TO_PASS tests that do not fail on the base tree: {_ids(passing_f2p, tests)}"
+        )
+    elif never_ran:
+        base_detail = (
+            f"FAIL_TO_PASS tests that never ran (in no report, the gold patch's included), so "
+            f"nothing shows they fail on the base tree: {_ids(never_ran, tests)}{why}"
+        )
+    else:
+        base_detail = f"all {len(task.fail_to_pass)} FAIL_TO_PASS tests fail on the base tree"
     return [
         TaskFinding(
             check="base_fails_f2p",
-            ok=not passing_f2p,
-            detail=(
-                f"FAIL_TO_PASS tests that do not fail on the base tree: {_ids(passing_f2p, tests)}"
-                if passing_f2p
-                else f"all {len(task.fail_to_pass)} FAIL_TO_PASS tests fail on the base tree"
-            ),
-            tests=tuple(passing_f2p),
+            ok=not passing_f2p and not never_ran,
+            detail=base_detail,
+            tests=tuple(passing_f2p or never_ran),
         ),
         TaskFinding(
             check="base_passes_p2p",
@@ -432,6 +456,14 @@ def _mutation_finding(task: RepoTask, grader: RepoGrader) -> TaskFinding:
     )
     status = judged.tests.get(mutation.test, "missing")
     change = f"line {mutation.line}: {mutation.old!r} -> {mutation.new!r}"
+    if status not in ("passed", "failed", "error"):  # it did not run: the check was not made
+        return TaskFinding(
+            check="mutated_f2p",
+            ok=False,
+            detail=f"the inverted {mutation.test} did not run ({status}; {change}): nothing "
+            f"shows the gold patch fails it ({judged.explanation})",
+            tests=(mutation.test,),
+        )
     return TaskFinding(
         check="mutated_f2p",
         ok=status != "passed",
@@ -512,16 +544,20 @@ def audit_task(
             differential=differential,
         )
 
-    findings = _base_findings(task, judge(""))
+    empty = judge("")
     checks = ["gold_resolves", "flaky", "gold_fails", *(["mutated_f2p"] * mutate)]
     checks += ["weak_tests"] * (mutants > 0)
     if task.gold_patch.strip():
-        findings += _gold_findings(task, [judge(task.gold_patch, k) for k in range(runs)])
+        golds = [judge(task.gold_patch, k) for k in range(runs)]
+        # a test any run reported exists: missing at base, it failed to collect there
+        findings = _base_findings(task, empty, _reported(empty, *golds))
+        findings += _gold_findings(task, golds)
         if mutate:
             findings.append(_mutation_finding(task, grader))
         if mutants > 0:
             findings.append(_weak_finding(task, judge, mutants))
     else:
+        findings = _base_findings(task, empty)
         for check in checks:
             findings.append(
                 TaskFinding(check=check, ok=True, skipped=True, detail="the task has no gold patch")
