@@ -4,6 +4,8 @@ error naming why, never a zero."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.graders.repo import DATA, ROWS
@@ -129,3 +131,39 @@ def test_the_gold_patch_resolves_and_a_forged_account_fails_under_every_isolatio
     gold, early = grader.grade_batch([{**row, "model_patch": p} for p in (row["patch"], forged)])
     assert gold.passed is True, gold
     assert early.passed is False and RepoFlag.TESTS_DID_NOT_RUN in early.flags, early
+
+
+def test_a_task_that_fails_with_no_patch_here_is_an_error_not_the_patch_s_zero(hardened):
+    from truegrade.graders.repo._judge import _BASE
+
+    row = ROWS[0]  # marshmallow-1359
+    task = read_task(row)
+    path = "src/marshmallow/fields.py"
+    text = hardened.snapshots.base(task).file(path).decode()
+    breaking = append_to(path, text, "raise ImportError('a wrong fix')")  # every test fails
+    harmless = append_to(path, text, "# a comment: the FAIL_TO_PASS test still fails")
+    # a PASS_TO_PASS list that cannot pass here with no patch (as a test that needs the
+    # network cannot): the F2P test listed as PASS_TO_PASS too
+    broken = {**row, "PASS_TO_PASS": json.dumps([*task.pass_to_pass, task.fail_to_pass[0]])}
+    grade = hardened.grade({**broken, "model_patch": breaking})
+    assert grade.error is not None and grade.passed is None, grade
+    assert (
+        "marshmallow-1359: with no patch, 1 of its 77 PASS_TO_PASS tests do not pass" in grade.error
+    )
+    assert grade.record("x")["score"] is None  # an error, never a 0 for the patch
+    gold = hardened.grade({**broken, "model_patch": row["patch"]})
+    assert gold.passed is True  # nothing to blame on the task when the patch resolves it
+    # on the real task the breaking fix stays the patch's 0 (the base run is clean) ...
+    failed = hardened.grade({**row, "model_patch": breaking})
+    assert failed.error is None and failed.passed is False
+    # ... and a fix that fails only FAIL_TO_PASS tests never costs a run with no patch
+    _BASE.clear()
+    judged = judge_patch(
+        task,
+        harmless,
+        env=hardened.environment(task),
+        snapshots=hardened.snapshots,
+        settings=hardened.settings,
+    )
+    assert judged.passed is False and judged.tests[task.fail_to_pass[0]] == "failed"
+    assert not _BASE

@@ -44,6 +44,7 @@ __all__ = [
     "RepoFlag",
     "RunSettings",
     "TaskProblem",
+    "base_problem",
     "gold_trace",
     "import_dirs",
     "judge_patch",
@@ -316,6 +317,10 @@ def judge_patch(
         trace=targets,
     )
     judgement = _decide(task, run, planted, flags)
+    if enforce and patch.strip() and _task_may_be_at_fault(task, judgement):
+        problem = base_problem(task, env=env, snapshots=snapshots, settings=settings)
+        if problem is not None:
+            raise TaskProblem(problem)
     if compare and targets and judgement.passed:
         gold = gold_trace(task, env=env, snapshots=snapshots, settings=settings)
         required = [*task.fail_to_pass, *issue]
@@ -378,6 +383,60 @@ def _hold_to_gold(
         judgement.explanation = f"the tests pass, but the patch {said}"
     else:
         judgement.explanation += f"; the patch {said}"
+
+
+_BASE: dict[tuple[str, str, str, str], str | None] = {}
+_TASK_SIDE = frozenset(
+    {RepoFlag.TESTS_DID_NOT_RUN, RepoFlag.TEST_MISSING, RepoFlag.TIME_LIMIT, RepoFlag.IDLE_LIMIT}
+)
+
+
+def _task_may_be_at_fault(task: RepoTask, judged: Judgement) -> bool:
+    """Whether a patch's failure could be the task's: its tests did not run, one is missing,
+    they ran out of time, or a PASS_TO_PASS test did not pass (a wrong fix that fails only
+    FAIL_TO_PASS tests is the patch's alone: those fail on the base tree by definition)."""
+    if judged.passed or RepoFlag.RUNNER_TAMPERED in judged.flags:
+        return False
+    if _TASK_SIDE.intersection(judged.flags):
+        return True
+    return any(judged.tests.get(t, "missing") != "passed" for t in task.pass_to_pass)
+
+
+def base_problem(
+    task: RepoTask, *, env: Environment, snapshots: Snapshots, settings: RunSettings
+) -> str | None:
+    """Why the task cannot be graded here, from its tests run with no patch at all (once per
+    process and task), or None: the tests ran, and every PASS_TO_PASS test passed.
+
+    A task whose tests do not run, or whose PASS_TO_PASS tests fail, with no patch (a test
+    that needs the network, a dependency the environment lacks, output past the runner's cap)
+    would fail every patch, the gold one too: a grade of 0 would blame the patch for the task.
+    The run is the task's own (the base tree and its test patch), so nothing a response does
+    reaches it.
+    """
+    told = "\0".join((task.test_patch, *task.fail_to_pass, "", *task.pass_to_pass))
+    digest = hashlib.sha256(told.encode()).hexdigest()
+    key = (task.instance_id, digest, str(env.path), settings.isolation)
+    if key in _BASE:
+        return _BASE[key]
+    judged = judge_patch(task, "", env=env, snapshots=snapshots, settings=settings, enforce=False)
+    failing = [t for t in task.pass_to_pass if judged.tests.get(t, "missing") != "passed"]
+    problem: str | None = None
+    if not judged.tests or RepoFlag.TESTS_DID_NOT_RUN in judged.flags:
+        problem = (
+            "its tests do not run here even with no patch "
+            f"({judged.explanation}): the task cannot be graded here"
+        )
+    elif failing:
+        shown = ", ".join(f"{t} ({judged.tests.get(t, 'missing')})" for t in failing[:3])
+        problem = (
+            f"with no patch, {len(failing)} of its "
+            f"{len(task.pass_to_pass)} PASS_TO_PASS tests do not pass here ({shown}"
+            f"{' ...' if len(failing) > 3 else ''}): the environment or the network, not the "
+            "patch; the task cannot be graded here (truegrade audit shows more)"
+        )
+    _BASE[key] = problem
+    return problem
 
 
 _GOLD: dict[tuple[str, str, str, str], GoldTrace] = {}
