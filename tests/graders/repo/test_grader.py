@@ -167,3 +167,42 @@ def test_a_task_that_fails_with_no_patch_here_is_an_error_not_the_patch_s_zero(h
     )
     assert judged.passed is False and judged.tests[task.fail_to_pass[0]] == "failed"
     assert not _BASE
+
+
+NET_TEST = (
+    "diff --git a/tests/test_reaches_out.py b/tests/test_reaches_out.py\n"
+    "new file mode 100644\n"
+    "--- /dev/null\n"
+    "+++ b/tests/test_reaches_out.py\n"
+    "@@ -0,0 +1,5 @@\n"
+    "+import socket\n"
+    "+\n"
+    "+\n"
+    "+def test_fetches_a_page():\n"
+    '+    socket.create_connection(("pypi.org", 443), timeout=5).close()\n'
+)
+
+
+def test_a_task_whose_tests_need_the_network_says_so(hardened):
+    from truegrade.graders.repo import audit_task
+
+    row = ROWS[0]  # marshmallow-1359, with a PASS_TO_PASS test that needs the network
+    task = read_task(row)
+    online = {
+        **row,
+        "test_patch": row["test_patch"] + NET_TEST,
+        "PASS_TO_PASS": json.dumps(
+            [*task.pass_to_pass, "tests/test_reaches_out.py::test_fetches_a_page"]
+        ),
+    }
+    grade = hardened.grade({**online, "model_patch": row["patch"]})  # the gold patch too
+    assert grade.error is not None and "reach for the network" in grade.error, grade
+    assert "name resolution" in grade.error or "unreachable" in grade.error.lower()
+    audit = audit_task(read_task(online), grader=hardened, runs=1, mutate=False, mutants=0)
+    found = audit.finding("task_needs_network")
+    assert not found.ok and found.tests == ("tests/test_reaches_out.py::test_fetches_a_page",)
+    assert (
+        audit_task(task, grader=hardened, runs=1, mutate=False, mutants=0)
+        .finding("task_needs_network")
+        .ok
+    )

@@ -12,6 +12,8 @@ reaches checks nothing. ``audit_task`` checks the claim by running it, through
   that cannot import a name the fix adds fails to collect; a test no run ever reported did not
   run, shows nothing, and fails the check);
 * ``base_passes_p2p``: the empty patch passes every PASS_TO_PASS test;
+* ``task_needs_network``: no test fails with no patch for want of the network (the sandbox gives
+  none: such a task fails every patch, the gold one too, and cannot be graded here);
 * ``empty_not_resolved``: the empty patch does not resolve the task;
 * ``gold_resolves``: the gold patch resolves the task in every one of ``runs`` runs, the
   collected tests rotated by 0, 1, 2... places (order-dependent tests show up);
@@ -43,7 +45,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from truegrade.graders.repo._grader import RepoGrader
-from truegrade.graders.repo._judge import Judgement, RepoFlag, judge_patch
+from truegrade.graders.repo._judge import Judgement, RepoFlag, judge_patch, network_reason
 from truegrade.graders.repo._task import RepoTask
 from truegrade.graders.repo._weak import gold_mutants
 
@@ -60,8 +62,8 @@ class TaskFinding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     check: str
-    """``base_fails_f2p``, ``base_passes_p2p``, ``empty_not_resolved``, ``gold_resolves``,
-    ``flaky``, ``gold_fails``, ``mutated_f2p`` or ``weak_tests``."""
+    """``base_fails_f2p``, ``base_passes_p2p``, ``task_needs_network``, ``empty_not_resolved``,
+    ``gold_resolves``, ``flaky``, ``gold_fails``, ``mutated_f2p`` or ``weak_tests``."""
     ok: bool
     """Whether the task passed the check (True when the check could not run: see ``skipped``)."""
     detail: str
@@ -330,6 +332,23 @@ def _ids(tests: list[str], statuses: dict[str, str]) -> str:
     return shown + (f" and {len(tests) - 10} more" if len(tests) > 10 else "")
 
 
+def _network_finding(task: RepoTask, empty: Judgement, failing_p2p: list[str]) -> TaskFinding:
+    """``task_needs_network``: with no patch, no test fails for want of the network (the
+    sandbox gives none, so such a test fails for every patch, the gold one too)."""
+    reason = network_reason(empty) if failing_p2p or not empty.tests else None
+    return TaskFinding(
+        check="task_needs_network",
+        ok=reason is None,
+        detail=(
+            f"with no patch, tests fail reaching for the network ({reason}): the task cannot "
+            "be graded without it"
+            if reason
+            else "no test reached for the network with no patch"
+        ),
+        tests=tuple(failing_p2p) if reason else (),
+    )
+
+
 def _reported(*runs: Judgement) -> frozenset[str]:
     """The tests some run reported an outcome of (they exist, wherever else they are missing)."""
     return frozenset(t for j in runs for t, status in j.tests.items() if status != "missing")
@@ -381,6 +400,7 @@ def _base_findings(
             ),
             tests=tuple(failing_p2p),
         ),
+        _network_finding(task, empty, failing_p2p),
         TaskFinding(
             check="empty_not_resolved",
             ok=not empty.passed,

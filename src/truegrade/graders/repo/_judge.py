@@ -8,6 +8,7 @@ the response's refusals for the task's own patches).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -48,6 +49,7 @@ __all__ = [
     "gold_trace",
     "import_dirs",
     "judge_patch",
+    "network_reason",
     "run_in_sandbox",
     "sandbox_for_env",
     "unfinished",
@@ -391,6 +393,24 @@ _TASK_SIDE = frozenset(
 )
 
 
+_NETWORK = re.compile(
+    r"(Temporary failure in name resolution|Name or service not known|Network is unreachable"
+    r"|gaierror|NewConnectionError|MaxRetryError|ConnectionRefusedError|No address associated"
+    r"|getaddrinfo failed|\[Errno (?:101|-2|-3|-5)\])"
+)
+
+
+def network_reason(judged: Judgement) -> str | None:
+    """The line of a run's output saying a test reached for the network (the sandbox gives
+    none), or None."""
+    run = judged.run
+    text = run.sandbox.stdout + "\n" + run.sandbox.stderr if run and run.sandbox else ""
+    for line in text.splitlines():
+        if _NETWORK.search(line):
+            return " ".join(line.split())[:200]
+    return None
+
+
 def _task_may_be_at_fault(task: RepoTask, judged: Judgement) -> bool:
     """Whether a patch's failure could be the task's: its tests did not run, one is missing,
     they ran out of time, or a PASS_TO_PASS test did not pass (a wrong fix that fails only
@@ -429,11 +449,17 @@ def base_problem(
         )
     elif failing:
         shown = ", ".join(f"{t} ({judged.tests.get(t, 'missing')})" for t in failing[:3])
+        network = network_reason(judged)
+        cause = (
+            f"its tests reach for the network, which the sandbox does not give ({network})"
+            if network
+            else "the environment or the network, not the patch"
+        )
         problem = (
             f"with no patch, {len(failing)} of its "
             f"{len(task.pass_to_pass)} PASS_TO_PASS tests do not pass here ({shown}"
-            f"{' ...' if len(failing) > 3 else ''}): the environment or the network, not the "
-            "patch; the task cannot be graded here (truegrade audit shows more)"
+            f"{' ...' if len(failing) > 3 else ''}): {cause}; the task cannot be graded here "
+            "(truegrade audit shows more)"
         )
     _BASE[key] = problem
     return problem
