@@ -365,7 +365,17 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
     ],
     "monitor": [{"log": "@log", "out": "@out", "plot": "@out:m.png", "quiet": True}],
     "import-package": [{"packages": "@package", "out": "@out:rows.jsonl", "quiet": True}],
-    "serve": [{"grader": "exact", "port": "@port", "workers": "1", "serves": True}],
+    "serve": [
+        {"grader": "exact", "port": "@port", "workers": "1", "serves": True},
+        {
+            "grader": "repo",
+            "option": f"repos=[{Path(__file__).parents[2] / 'tests' / 'data' / 'repo'}]",
+            "prepare": "@repo_tasks",
+            "port": "@port",
+            "workers": "1",
+            "serves": True,
+        },
+    ],
     "lc": [{"data": "@prefs", "leaderboard": "@leaderboard", "out": "@out"}],
     "bias": [
         {"data": "@prefs", "out": "@out"},
@@ -496,6 +506,14 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
     "rubric meta": [
         {"data": "@meta", "verdicts": "@verdicts", "out": "@out"},
         {"data": "@meta", "spec": "rubric"},
+    ],
+    "repo prepare": [
+        {
+            "data": "@repo_tasks",
+            "grader": "repo",
+            "option": f"repos=[{Path(__file__).parents[2] / 'tests' / 'data' / 'repo'}]",
+            "out": "@out",
+        }
     ],
     "review init": [
         {"project": "@out:proj", "data": "@meta"},

@@ -92,6 +92,10 @@ _COMMANDS = {
         "Check the checks: lint rubrics, meta-evaluate criterion evaluators against experts, "
         "aggregate rubric scores.",
     ),
+    "repo": LazyCommand(
+        "truegrade.cli._repo:repo_app",
+        "Repository tasks (SWE-bench style): their environments built ahead of grading.",
+    ),
     "review": LazyCommand(
         "truegrade.cli._review:review_app",
         "Experts label items blind, argue with the grader, and watch agreement move (a local "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,6 +17,7 @@ from truegrade.cli._common import (
     WorkersOption,
     check_preset,
     err_console,
+    fail,
     field_map,
 )
 
@@ -77,6 +79,13 @@ def serve_command(
     ] = [],
     preset: PresetOption = "auto",
     field: FieldOption = [],
+    prepare: Annotated[
+        Path | None,
+        typer.Option(
+            help="Task rows whose environments are built before the server starts (the repo "
+            "grader: no request waits for a build)."
+        ),
+    ] = None,
 ) -> None:
     """Serve a grader: POST /grade, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     from truegrade.cli._grade import load_cli_grader  # its module's options load the data readers
@@ -85,6 +94,15 @@ def serve_command(
     mapping = field_map(field)
     check_preset(preset)
     the_grader = load_cli_grader(grader, option, timeout_s, workers=workers)
+    if prepare is not None:
+        from truegrade.cli._repo import prepare_file
+
+        ready = prepare_file(the_grader, prepare, preset=preset, field=field, workers=2)
+        failed = [p for p in ready if p.error]
+        for p in failed:
+            err_console.print(f"{p.repo}: {p.error}", highlight=False)
+        if ready and len(failed) == len(ready):
+            fail("no environment of --prepare could be built", code=1)
     err_console.print(
         f"serving {grader} on http://{host}:{port} (POST /grade, POST /get_reward,"
         " GET /health, GET /metrics)",

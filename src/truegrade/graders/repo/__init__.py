@@ -38,6 +38,7 @@ from truegrade.graders.repo._patch import (
     read_patch,
     refusal,
 )
+from truegrade.graders.repo._prepare import Prepared, prepare_environments
 from truegrade.graders.repo._task import RepoTask, read_task
 from truegrade.graders.repo._tree import Snapshots, apply_patch, known_snapshots, run_files
 from truegrade.graders.repo._weak import GoldMutant, gold_mutants
@@ -51,6 +52,7 @@ __all__ = [
     "Judgement",
     "PatchFile",
     "PatchReading",
+    "Prepared",
     "RepoFlag",
     "RepoGrader",
     "RepoOptions",
@@ -72,6 +74,7 @@ __all__ = [
     "impossible_task",
     "judge_patch",
     "known_snapshots",
+    "prepare_environments",
     "read_patch",
     "read_requirements",
     "read_task",

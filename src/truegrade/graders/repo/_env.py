@@ -33,6 +33,7 @@ __all__ = [
     "Environment",
     "EnvironmentUnavailable",
     "build_environment",
+    "environment_ready",
     "find_python",
     "read_requirements",
 ]
@@ -204,6 +205,22 @@ def build_environment(
             if not (target / ".complete").exists():
                 _build(python, spec, target)
     return Environment(path=target, base_prefix=base_prefix, spec=spec)
+
+
+def environment_ready(
+    *,
+    repo: str,
+    commit: str,
+    spec: EnvSpec,
+    cache_dir: Path,
+    interpreters: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether ``build_environment`` would find this environment built (no build to wait for)."""
+    try:
+        python = find_python(spec.python, interpreters)
+    except EnvironmentUnavailable:
+        return False
+    return (cache_dir / _key(repo, commit, python, spec) / ".complete").exists()
 
 
 def _build(python: Path, spec: EnvSpec, target: Path) -> None:

@@ -25,6 +25,7 @@ from truegrade.graders.repo._env import (
     EnvironmentUnavailable,
     EnvSpec,
     build_environment,
+    environment_ready,
     read_requirements,
 )
 from truegrade.graders.repo._judge import RunSettings, TaskProblem, judge_patch
@@ -200,6 +201,36 @@ class RepoGrader(KernelGrader):
                 "requirements.txt whose first line is '# CPython X.Y' beside its snapshot"
             )
         return read_requirements(path)
+
+    def task_of(self, sample: Sample) -> RepoTask:
+        """The task a row describes (its published columns, as the grader reads them).
+
+        Raises:
+            DataError: the row is not a task (the field named).
+        """
+        return read_task(_task_row(sample))
+
+    def environment_spec(self, task: RepoTask) -> EnvSpec:
+        """What the task's environment is made of (its Python and pinned packages).
+
+        Raises:
+            DataError: no environment is named for the task.
+        """
+        return self._spec(task)
+
+    def environment_cached(self, task: RepoTask) -> bool:
+        """Whether the task's environment is built already (grading it waits for no build)."""
+        try:
+            spec = self._spec(task)
+        except DataError:
+            return False
+        return environment_ready(
+            repo=task.repo,
+            commit=task.environment_setup_commit or task.base_commit,
+            spec=spec,
+            cache_dir=self.cache_dir,
+            interpreters=self.options.interpreters,
+        )
 
     def environment(self, task: RepoTask) -> Environment:
         """The task's environment, built into the cache the first time (in this process)."""
