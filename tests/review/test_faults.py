@@ -40,11 +40,18 @@ def _login(base: str, name: str, password: str) -> tuple[httpx.Client, str]:
 
 
 def _label_one(
-    client: httpx.Client, csrf: str, rng: random.Random, targets: list[tuple[int, int]]
+    client: httpx.Client,
+    csrf: str,
+    rng: random.Random,
+    targets: list[tuple[int, int]],
+    sending: list[tuple[int, int]] | None = None,
 ) -> tuple[int, int, bool, httpx.Response]:
-    """One label, at random, as the app's form posts it."""
+    """One label, at random, as the app's form posts it (its target appended to ``sending``
+    before it is sent: a request the server dies under leaves no answer to read it from)."""
     item, criterion = rng.choice(targets)
     met = rng.random() < 0.5
+    if sending is not None:
+        sending.append((item, criterion))
     answer = client.post(
         f"/items/{item}/labels",
         data={"criterion_id": criterion, "met": "met" if met else "not_met", "csrf": csrf},
@@ -151,9 +158,10 @@ def test_a_server_killed_mid_write_keeps_every_acknowledged_label(project):
     killer = threading.Thread(target=kill_when_busy, daemon=True)
     killer.start()
     rng = random.Random(3)
+    sent: list[tuple[int, int]] = []
     try:
         while True:
-            item, criterion, met, answer = _label_one(client, csrf, rng, targets)
+            item, criterion, met, answer = _label_one(client, csrf, rng, targets, sent)
             if answer.status_code == 200:
                 acked[(item, criterion)] = met
     except httpx.TransportError:
@@ -170,7 +178,7 @@ def test_a_server_killed_mid_write_keeps_every_acknowledged_label(project):
     stored = {(lb.item_id, lb.criterion_id): lb.met for lb in store.labels(user="md")}
     # every acknowledged label is there as acknowledged, but the one in flight when the server
     # died, which may or may not have landed
-    in_flight = {(item, criterion)}
+    in_flight = {sent[-1]}  # the request the server died under (sent, never answered)
     assert set(acked) - in_flight <= set(stored)
     assert {k: stored[k] for k in acked if k not in in_flight} == {
         k: v for k, v in acked.items() if k not in in_flight
