@@ -82,7 +82,6 @@ UNRUNNABLE = {
     ("instance", "kind"),
     [
         ("django__django-10999", "Django's runtests.py ids"),
-        ("sympy__sympy-11618", "bare test function names"),
         ("pytest-dev__pytest-5262", "not pytest node ids"),  # a published id '[100%]'
     ],
 )
@@ -97,10 +96,23 @@ def test_an_unrunnable_task_is_a_grader_error_from_every_row_face():
     from truegrade.core import Sample
     from truegrade.graders.repo import RepoGrader
 
-    row = UNRUNNABLE["sympy__sympy-11618"]
+    row = UNRUNNABLE["django__django-10999"]
     sample = Sample.model_validate(
         {"id": "s", "response": row["patch"], "reference": {**row, "model_patch": row["patch"]}}
     )
     grade = RepoGrader().grade(sample)
-    assert grade.error is not None and "bare test function names" in grade.error
+    assert grade.error is not None and "Django's runtests.py ids" in grade.error
     assert grade.passed is None and grade.record("s")["score"] is None
+
+
+def test_sympy_s_bare_names_are_read_to_be_found_in_the_test_patch_s_files():
+    from truegrade.graders.repo._task import bare_ids
+
+    task = read_task(UNRUNNABLE["sympy__sympy-11618"])
+    assert bare_ids(task) == (
+        "test_issue_11617",
+        "test_point3D",
+        "test_Point2D",
+        "test_issue_9214",
+        "test_transform",
+    )

@@ -45,7 +45,13 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from truegrade.graders.repo._grader import RepoGrader
-from truegrade.graders.repo._judge import Judgement, RepoFlag, judge_patch, network_reason
+from truegrade.graders.repo._judge import (
+    Judgement,
+    RepoFlag,
+    judge_patch,
+    network_reason,
+    with_test_files,
+)
 from truegrade.graders.repo._task import RepoTask
 from truegrade.graders.repo._weak import gold_mutants
 
@@ -457,6 +463,7 @@ def _gold_findings(task: RepoTask, golds: list[Judgement]) -> list[TaskFinding]:
 
 
 def _mutation_finding(task: RepoTask, grader: RepoGrader) -> TaskFinding:
+    task = with_test_files(task, grader.snapshots)  # the test to mutate, by its file
     mutation = _mutate(task)
     if mutation is None:
         return TaskFinding(

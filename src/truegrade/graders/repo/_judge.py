@@ -7,6 +7,7 @@ the response's refusals for the task's own patches).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ from truegrade.graders.repo._differential import (
 from truegrade.graders.repo._env import Environment
 from truegrade.graders.repo._patch import read_patch, refusal
 from truegrade.graders.repo._run import TestRun, run_tests
-from truegrade.graders.repo._task import RepoTask
+from truegrade.graders.repo._task import RepoTask, bare_ids, with_node_ids
 from truegrade.graders.repo._tells import tells
 from truegrade.graders.repo._tree import (
     BaseTree,
@@ -53,6 +54,7 @@ __all__ = [
     "run_in_sandbox",
     "sandbox_for_env",
     "unfinished",
+    "with_test_files",
 ]
 
 
@@ -262,6 +264,9 @@ def judge_patch(
         base = snapshots.base(task)
     except Exception as exc:
         raise TaskProblem(str(exc)) from exc
+    published = task
+    if bare_ids(task):  # sympy's bare names, found in the test patch's files
+        task = _with_files(task, base, test_files)
     path_dirs = import_dirs(env, base)
     flags: list[str] = []
     changed: list[str] = []
@@ -327,7 +332,86 @@ def judge_patch(
         gold = gold_trace(task, env=env, snapshots=snapshots, settings=settings)
         required = [*task.fail_to_pass, *issue]
         _hold_to_gold(judgement, gold, run, required, targets, fail=differential == "fail")
+    if task is not published:  # outcomes under the ids the row published
+        _as_published(judgement, task, published)
     return judgement
+
+
+_RESOLVED: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def with_test_files(task: RepoTask, snapshots: Snapshots) -> RepoTask:
+    """``task`` with its tests named as pytest addresses them (a bare name, as sympy's rows
+    give them, becomes ``path::name`` in the test patch's files); a task with none is itself.
+
+    Raises:
+        TaskProblem: a name is not one function of the test patch's files, or the snapshot or
+            the test patch is broken.
+    """
+    if not bare_ids(task):
+        return task
+    reading = read_patch(task.test_patch)
+    if reading.problem:
+        raise TaskProblem(f"the task's test patch: {reading.problem}")
+    try:
+        base = snapshots.base(task)
+    except Exception as exc:
+        raise TaskProblem(str(exc)) from exc
+    return _with_files(task, base, [f.path for f in reading.files])
+
+
+def _with_files(task: RepoTask, base: BaseTree, test_files: Sequence[str]) -> RepoTask:
+    """``task`` with each bare test name (sympy's ``test_issue_11617``) as the node id of the
+    one top-level function of that name in the test patch's files, once per process; a name
+    found in none of them, or in several, leaves the task ungradable here (``TaskProblem``).
+    The files are the task's own (the base tree with its test patch), never the response's."""
+    names = bare_ids(task)
+    digest = hashlib.sha256("\0".join((task.test_patch, *names)).encode()).hexdigest()
+    key = (task.instance_id, digest)
+    found = _RESOLVED.get(key)
+    if found is None:
+        defined: dict[str, list[str]] = {}
+        with workspace() as tree:
+            base.extract(tree, test_files)
+            problem = apply_patch(tree, task.test_patch)
+            if problem:
+                raise TaskProblem(f"the task's test patch does not apply: {problem}")
+            for path in test_files:
+                file = tree / path
+                if not path.endswith(".py") or not file.is_file():
+                    continue
+                try:
+                    module = ast.parse(file.read_bytes())
+                except (SyntaxError, ValueError):
+                    continue
+                for node in module.body:
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                        defined.setdefault(node.name, []).append(path)
+        unfound = [n for n in names if len(defined.get(n, [])) != 1]
+        if unfound:
+            shown = ", ".join(f"{n} (in {len(defined.get(n, []))})" for n in unfound[:3])
+            raise TaskProblem(
+                f"its tests are named without their files (as sympy's bin/test runs them), and "
+                f"{len(unfound)} of them are not one function of the test patch's files: {shown}"
+            )
+        found = _RESOLVED[key] = {n: f"{defined[n][0]}::{n}" for n in names}
+    return with_node_ids(task, found)
+
+
+def _as_published(judged: Judgement, task: RepoTask, published: RepoTask) -> None:
+    """Rename a judgement's tests from the node ids they ran under to the row's own ids."""
+    back = dict(
+        zip(
+            (*task.fail_to_pass, *task.pass_to_pass),
+            (*published.fail_to_pass, *published.pass_to_pass),
+            strict=True,
+        )
+    )
+    judged.tests = {back.get(t, t): s for t, s in judged.tests.items()}
+    judged.subscores = {
+        (f"test:{back[k[5:]]}" if k.startswith("test:") and k[5:] in back else k): v
+        for k, v in judged.subscores.items()
+    }
 
 
 _TARGETS: dict[tuple[str, str], list[Target]] = {}

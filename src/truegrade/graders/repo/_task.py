@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from truegrade.core import DataError
 
-__all__ = ["RepoTask", "read_task"]
+__all__ = ["RepoTask", "bare_ids", "read_task", "with_node_ids"]
 
 #: Keys that mark a row of a dataset whose task is an image or a branch, not a commit.
 _IMAGE_KEYS = {
@@ -84,7 +84,8 @@ _BARE_NAME = re.compile(r"^\w+$")
 
 def _check_runnable(ids: Sequence[str], where: str) -> None:
     """Refuse a task whose tests no runner here can address: pytest runs ids of the form
-    ``path::name`` (or a test file), and an id of another runner's form would be reported
+    ``path::name`` (or a test file), and bare function names (sympy's, which its ``bin/test``
+    runs by name) are found in the test patch's files; an id of another form would be reported
     missing for every patch, the gold one included, so the row would score 0 without a word.
 
     Raises:
@@ -93,10 +94,10 @@ def _check_runnable(ids: Sequence[str], where: str) -> None:
     odd = [t for t in ids if "::" not in t and not t.endswith(".py")]
     if not odd:
         return
+    if all(_BARE_NAME.match(t) for t in odd):
+        return  # sympy's bare function names: found in the test patch's files when judged
     if all(_DJANGO_ID.match(t) for t in odd):
         kind = "Django's runtests.py ids (`test_name (module.Class)`)"
-    elif all(_BARE_NAME.match(t) for t in odd):
-        kind = "bare test function names, as sympy's bin/test runs them"
     else:
         kind = "not pytest node ids (`path::name`)"
     shown = ", ".join(repr(t) for t in odd[:3]) + (" ..." if len(odd) > 3 else "")
@@ -104,6 +105,21 @@ def _check_runnable(ids: Sequence[str], where: str) -> None:
         f"{where}: {len(odd)} of its {len(ids)} test ids are {kind}: {shown}. The repo grader "
         "runs pytest, which cannot address them, so every patch (the gold one too) would find "
         "them missing: the task cannot be graded here"
+    )
+
+
+def bare_ids(task: RepoTask) -> tuple[str, ...]:
+    """The task's test ids that are bare function names (sympy's), to be found in its files."""
+    return tuple(t for t in (*task.fail_to_pass, *task.pass_to_pass) if _BARE_NAME.match(t))
+
+
+def with_node_ids(task: RepoTask, found: Mapping[str, str]) -> RepoTask:
+    """``task`` with each bare name replaced by the node id ``found`` gives it."""
+    return task.model_copy(
+        update={
+            "fail_to_pass": tuple(found.get(t, t) for t in task.fail_to_pass),
+            "pass_to_pass": tuple(found.get(t, t) for t in task.pass_to_pass),
+        }
     )
 
 
