@@ -92,7 +92,10 @@ def test_rows_that_cannot_be_graded_are_errors_naming_why(tmp_path):
 
     nowhere = load_grader("repo", repos=[str(tmp_path)])
     grade = nowhere.grade({**row, "model_patch": row["patch"]})
-    assert grade.error and "no environment for marshmallow-code/marshmallow" in grade.error
+    assert grade.error and "no snapshot of marshmallow-code/marshmallow" in grade.error
+    unknown = nowhere.grade({**row, "version": "0.0", "model_patch": row["patch"]})
+    assert unknown.error and "no environment for marshmallow-code/marshmallow" in unknown.error
+    assert "SWE-bench's specs name none" in unknown.error
 
     grade = nowhere.grade({**row, "FAIL_TO_PASS": "[]", "model_patch": row["patch"]})
     assert grade.error and "FAIL_TO_PASS is empty" in grade.error

@@ -4,8 +4,11 @@ commit, Python, requirements), built once and then only read.
 Why a cache of built venvs and not an install per grade: installing runs code the patch could
 have planted (a ``setup.py``, a ``pytest11`` entry point, a ``.pth`` file), so the environment is
 built from the task's pinned requirements *before* any response is seen, and each grade only reads
-it (the sandbox mounts it read-only). The repository itself is never installed into it: its
-patched tree is put on ``sys.path`` at run time, so nothing the patch changes is ever installed.
+it (the sandbox mounts it read-only). The patched tree is put on ``sys.path`` at run time, so
+nothing the patch changes is ever installed. Where a task's tests need the repository installed
+(its entry points, its own dependencies: ``EnvSpec.install``), the *base* tree is installed at
+build time, editable, from a copy deleted once the build is done: the metadata and the
+dependencies stay, the link points nowhere, and the code imported is the patched tree's.
 
 Interpreters are looked up, never downloaded: ``interpreters`` given by the user, then pyenv's
 versions (``$PYENV_ROOT``, default ``~/.pyenv``), then ``pythonX.Y`` on ``PATH``. A task that
@@ -22,7 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +68,15 @@ class EnvSpec:
     requirements: tuple[str, ...] = ()
     source_dirs: tuple[str, ...] | None = None
     plugins: tuple[str, ...] = ()
+    install: str | None = None
+    """What of the base tree to install (``.`` or ``.[extras]``): editable, from a copy of the
+    base tree deleted after the build (entry points and dependencies, never code)."""
+    tree_requirements: tuple[str, ...] = ()
+    """Requirements files of the base tree to install first (the first that exists)."""
+    pre_install: tuple[str, ...] = ()
+    """Commands run in the copy of the base tree before it is installed (SWE-bench's own)."""
+    origin: str = ""
+    """Where the spec came from, for messages (``SWE-bench's specs for pallets/flask 2.3``)."""
 
     def __post_init__(self) -> None:
         if not _PYTHON.match(self.python.strip()):
@@ -158,6 +170,8 @@ class Environment:
 
 def _key(repo: str, commit: str, python: Path, spec: EnvSpec) -> str:
     text = "\n".join([repo, commit, str(python.resolve()), *spec.requirements])
+    if spec.install is not None or spec.tree_requirements or spec.pre_install:
+        text += "\n" + repr((spec.install, spec.tree_requirements, spec.pre_install))
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", repo)[:60]
     return f"{slug}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
@@ -186,8 +200,12 @@ def build_environment(
     spec: EnvSpec,
     cache_dir: Path,
     interpreters: Mapping[str, str] | None = None,
+    tree: Callable[[Path], None] | None = None,
 ) -> Environment:
     """The venv for ``spec``, built into ``cache_dir`` the first time it is asked for.
+
+    ``tree(into)`` writes the base tree into a directory: needed when ``spec`` installs from it
+    (``install``, ``tree_requirements``, ``pre_install``).
 
     The venv is built under a temporary name and renamed when complete, so a build that was
     killed half-way is never taken for a built one; concurrent builders of the same environment
@@ -203,7 +221,7 @@ def build_environment(
     if not (target / ".complete").exists():
         with _locked(cache_dir / f"{target.name}.lock"):
             if not (target / ".complete").exists():
-                _build(python, spec, target)
+                _build(python, spec, target, tree)
     return Environment(path=target, base_prefix=base_prefix, spec=spec)
 
 
@@ -223,24 +241,53 @@ def environment_ready(
     return (cache_dir / _key(repo, commit, python, spec) / ".complete").exists()
 
 
-def _build(python: Path, spec: EnvSpec, target: Path) -> None:
+def _build(
+    python: Path, spec: EnvSpec, target: Path, tree: Callable[[Path], None] | None = None
+) -> None:
     work = target.with_name(f".{target.name}.{os.getpid()}.building")
+    copy = target.with_name(f".{target.name}.{os.getpid()}.tree")
     shutil.rmtree(work, ignore_errors=True)
     shutil.rmtree(target, ignore_errors=True)
-    steps = [[str(python), "-m", "venv", str(work)]]
+    steps: list[tuple[list[str], Path | None]] = [([str(python), "-m", "venv", str(work)], None)]
+    pip = [str(work / "bin" / "python"), "-m", "pip", "install", "--no-input", "--quiet"]
+    pip.append("--disable-pip-version-check")
     if spec.requirements:
         requirements = work.with_name(work.name + ".txt")
         requirements.write_text("\n".join(spec.requirements) + "\n", encoding="utf-8")
-        pip = [str(work / "bin" / "python"), "-m", "pip", "install", "--no-input", "--quiet"]
-        steps.append([*pip, "--disable-pip-version-check", "-r", str(requirements)])
+        steps.append(([*pip, "-r", str(requirements)], None))
+    needs_tree = spec.install is not None or spec.tree_requirements or spec.pre_install
+    if needs_tree:
+        if tree is None:
+            raise EnvironmentUnavailable(
+                f"{spec.origin or 'the environment'} installs from the repository's tree, and "
+                "no tree was given to build it from"
+            )
+        shutil.rmtree(copy, ignore_errors=True)
+        copy.mkdir(parents=True)
+        tree(copy)
+        for command in spec.pre_install:
+            steps.append((["bash", "-c", command], copy))
+        found = next((r for r in spec.tree_requirements if (copy / r).is_file()), None)
+        if spec.tree_requirements and found is None:
+            raise EnvironmentUnavailable(
+                f"{spec.origin}: none of {', '.join(spec.tree_requirements)} is in the "
+                "repository's tree, so its requirements cannot be read"
+            )
+        if found is not None:
+            steps.append(([*pip, "-r", str(copy / found)], (copy / found).parent))
+        if spec.install is not None:
+            # editable, from a copy deleted after the build: the metadata and the dependencies
+            # are installed, the code is not (the patched tree is what the tests import)
+            steps.append(([*pip, "-e", str(copy) + spec.install.removeprefix(".")], copy))
     try:
-        for argv in steps:
+        for argv, where in steps:
             done = subprocess.run(
                 argv,
                 capture_output=True,
                 text=True,
                 timeout=_BUILD_TIMEOUT_S,
                 env=_clean_env(),
+                cwd=where,
                 check=False,
             )
             if done.returncode != 0:
@@ -257,5 +304,6 @@ def _build(python: Path, spec: EnvSpec, target: Path) -> None:
         ) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(copy, ignore_errors=True)
         with contextlib.suppress(OSError):
             work.with_name(work.name + ".txt").unlink()

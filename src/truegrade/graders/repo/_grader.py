@@ -30,6 +30,7 @@ from truegrade.graders.repo._env import (
 )
 from truegrade.graders.repo._judge import RunSettings, TaskProblem, judge_patch
 from truegrade.graders.repo._patch import extract_patch
+from truegrade.graders.repo._specs import swebench_spec
 from truegrade.graders.repo._swebench import judge_as_swebench
 from truegrade.graders.repo._task import RepoTask, read_task
 from truegrade.graders.repo._tree import Snapshots, remember_roots
@@ -194,13 +195,17 @@ class RepoGrader(KernelGrader):
                 plugins=tuple(given.plugins),
             )
         path = self.snapshots.requirements(task)
-        if path is None:
+        if path is not None:
+            return read_requirements(path)
+        found = swebench_spec(task.repo, task.version)
+        if found is None:
             raise DataError(
                 f"task {task.instance_id!r}: no environment for {task.repo} (version "
-                f"{task.version}): name one in the environments option, or put a "
-                "requirements.txt whose first line is '# CPython X.Y' beside its snapshot"
+                f"{task.version}): SWE-bench's specs name none; name one in the environments "
+                "option, or put a requirements.txt whose first line is '# CPython X.Y' beside "
+                "its snapshot"
             )
-        return read_requirements(path)
+        return found
 
     def task_of(self, sample: Sample) -> RepoTask:
         """The task a row describes (its published columns, as the grader reads them).
@@ -248,6 +253,7 @@ class RepoGrader(KernelGrader):
                     spec=spec,
                     cache_dir=self.cache_dir,
                     interpreters=self.options.interpreters,
+                    tree=lambda into: self.snapshots.base(task).extract(into),
                 )
             except EnvironmentUnavailable as exc:
                 self._environments[key] = str(exc)
