@@ -8,7 +8,9 @@ the caller fails it.
 Statements, by strength:
 
 1. explicit: ``\\boxed{...}`` / ``\\fbox{...}``, a line starting ``Answer:`` / ``Final answer:``,
-   "the final answer is ...", a GSM8K ``#### ...`` line;
+   "the final answer is ...", a GSM8K ``#### ...`` line (or ``#### ...`` ending the last line,
+   as verl's GSM8K scorer reads it), an ``<answer>...</answer>`` tag (the R1-style format GRPO
+   recipes reward; the tag's name is the caller's);
 2. phrased: "the (correct) answer is ...", used only when there is no explicit statement;
 3. short (only when the caller asks, as ``math`` does): a short response with no statement of
    the kinds above whose one math span (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is
@@ -44,6 +46,7 @@ __all__ = [
     "final_answers",
     "pattern_matches",
     "short_answer",
+    "tag_contents",
 ]
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
@@ -156,6 +159,35 @@ class FinalAnswers:
     level: str
 
 
+def tag_contents(text: str, tag: str, *, limit: int = MAX_STATEMENTS) -> list[str]:
+    """What each ``<tag>...</tag>`` of ``text`` holds, in order (a tag never closed holds
+    nothing). Found with ``str.find``, so linear on hostile text."""
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    out: list[str] = []
+    at = 0
+    while len(out) < limit:
+        start = text.find(opening, at)
+        if start < 0:
+            break
+        end = text.find(closing, start + len(opening))
+        if end < 0:
+            break
+        out.append(text[start + len(opening) : end])
+        at = end + len(closing)
+    return out
+
+
+def _last_line_hashes(text: str) -> str | None:
+    """What follows the last ``####`` of the last non-empty line, when it is not at the line's
+    start (verl's GSM8K scorer reads ``Let me think... #### 72``); None otherwise."""
+    stripped = text.rstrip()
+    line = stripped[stripped.rfind("\n") + 1 :]
+    at = line.rfind("####")
+    if at <= 0 or not line[:at].strip():
+        return None
+    return line[at + 4 :].strip()
+
+
 def final_answers(
     text: str,
     *,
@@ -163,6 +195,7 @@ def final_answers(
     lines: bool = True,
     limit: int = MAX_STATEMENTS,
     short: bool = False,
+    tags: tuple[str, ...] = ("answer",),
 ) -> FinalAnswers:
     """All final-answer statements of the strongest kind present (see the module docstring).
 
@@ -175,11 +208,24 @@ def final_answers(
             every box pass a large limit).
         short: Also read short responses and sentence-like ``Answer:`` lines (see the module
             docstring); only with ``lines``.
+        tags: Tags whose contents state an answer (``<answer>18</answer>``); only with
+            ``lines``. A tag holding a box states the box; one holding a solution states what
+            the solution states.
     """
     text = without_calculator_marks(text)
     explicit: list[str] = (
         [clean_answer(b) for b in boxed_contents(text, limit=limit)] if boxes else []
     )
+    for tag in tags if lines and "<" in text else ():
+        for held in tag_contents(text, tag, limit=limit):
+            if boxed_contents(held, limit=1):
+                if not boxes:
+                    explicit.extend(clean_answer(b) for b in boxed_contents(held, limit=limit))
+                continue  # the box is counted with the others
+            if "\n" in held.strip() or len(held) > MAX_SHORT_RESPONSE:
+                explicit.extend(final_answers(held, boxes=boxes, limit=limit, tags=()).statements)
+            else:
+                explicit.append(_after_copula(clean_answer(held)))
     # every line pattern but the hashes needs the word "answer": one cheap scan for it spares the
     # case-insensitive scans on most responses (casefolded as the patterns' matching is)
     worded = lines and "answer" in text.casefold()
@@ -206,6 +252,10 @@ def final_answers(
                 if short and pattern in (_ANSWER_LINE, _INLINE_FINAL):
                     statement = _after_copula(statement)
                 explicit.append(statement)
+    if lines and "####" in text and not GSM8K_FINAL_LINE.search(text):
+        trailing = _last_line_hashes(text)
+        if trailing:
+            explicit.append(clean_answer(trailing))
     explicit = [e for e in explicit if e]
     if explicit:
         return FinalAnswers(tuple(explicit), "explicit")

@@ -358,6 +358,7 @@ class MathKernel:
 
     Attributes:
         boxes / lines: Which final-answer statements count (both by default).
+        tags: Tags whose contents state the answer (``<answer>18</answer>``), with lines.
         abs_tol / rel_tol: Explicit numeric tolerances (0: exact).
         angles: Read a degree sign as pi/180 so ``45^\\circ`` equals ``\\frac{\\pi}{4}``.
         shortcuts: Take the module docstring's shortcuts (False sends every item down the full
@@ -372,6 +373,7 @@ class MathKernel:
     rel_tol: float = 0.0
     angles: bool = False
     shortcuts: bool = True
+    tags: tuple[str, ...] = ("answer",)
     _gold: OrderedDict[str, _Gold] = field(default_factory=OrderedDict, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -390,6 +392,16 @@ class MathKernel:
 
         for shape in _WARM_SHAPES:
             _equiv.parse_core(shape)
+
+    def reads(self) -> str:
+        """What counts as a final answer, for the ``no_answer`` message."""
+        read = ["a \\boxed{} answer"] if self.boxes else []
+        if self.lines:
+            read += ["an 'Answer:' or 'Final answer:' line", "'the final answer is ...'"]
+            read += ["a '#### ...' line (or '####' ending the last line)"]
+            read += [f"an <{t}>...</{t}> tag" for t in self.tags]
+            read += ["'the answer is ...'", "a short response's one number or math span"]
+        return "the response has none of " + ", ".join(read)
 
     def gold(self, reference: str) -> _Gold:
         cached = self._gold.get(reference)
@@ -415,13 +427,15 @@ class MathKernel:
         if gold.problem:
             return error_verdict(gold.problem, Flag.BAD_REFERENCE)
         found = final_answers(
-            response, boxes=self.boxes, lines=self.lines, limit=MAX_BOXES, short=True
+            response,
+            boxes=self.boxes,
+            lines=self.lines,
+            limit=MAX_BOXES,
+            short=True,
+            tags=self.tags,
         )
         if not found.statements:
-            where = (
-                "\\boxed{} answer" if not self.lines else "\\boxed{} answer or 'Final answer:' line"
-            )
-            return verdict(False, f"no final answer: the response has no {where}", Flag.NO_ANSWER)
+            return verdict(False, f"no final answer: {self.reads()}", Flag.NO_ANSWER)
         distinct = list(dict.fromkeys(found.statements))
         if len(distinct) > MAX_DISTINCT_STATEMENTS:
             return verdict(False, f"{len(distinct)} different final answers", Flag.HEDGED)

@@ -11,9 +11,10 @@ evaluated.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from truegrade.core import Sample
 from truegrade.graders._kernel import GraderOptions, Kernel, KernelGrader
@@ -37,12 +38,23 @@ class MathOptions(GraderOptions):
         rel_tol: Accept ``|answer - gold| <= rel_tol * |gold|`` (default 0: exact).
         angles: Treat a degree sign as pi/180 (``45^\\circ`` equals ``\\frac{\\pi}{4}``);
             without it a degree sign is ignored when comparing numbers.
+        answer_tags: Tags whose contents state the answer (default ``answer``: the
+            ``<answer>18</answer>`` of R1-style GRPO recipes); ``[]`` reads none.
     """
 
     extract: Literal["both", "boxed", "answer_line"] = "both"
     abs_tol: float = Field(default=0.0, ge=0)
     rel_tol: float = Field(default=0.0, ge=0)
     angles: bool = False
+    answer_tags: list[str] = Field(default_factory=lambda: ["answer"])
+
+    @field_validator("answer_tags")
+    @classmethod
+    def _tag_names(cls, value: list[str]) -> list[str]:
+        bad = [t for t in value if not re.fullmatch(r"[A-Za-z][\w.-]{0,39}", t)]
+        if bad:
+            raise ValueError(f"a tag is a name like 'answer', not {bad[0]!r}")
+        return value
 
 
 class MathGrader(KernelGrader):
@@ -70,6 +82,7 @@ class MathGrader(KernelGrader):
             abs_tol=o.abs_tol,
             rel_tol=o.rel_tol,
             angles=o.angles,
+            tags=tuple(o.answer_tags),
         )
 
     def payload(self, sample: Sample) -> Any:
