@@ -85,3 +85,12 @@ def test_many_unclosed_tags_are_read_in_linear_time():
 
     hostile = "<answer>" * 200_000 + "</answr>"
     assert final_answers(hostile).statements == ()  # returns; nothing is stated
+
+
+@pytest.mark.parametrize(
+    "key", ["N/A", "n/a", "unknown", "none", "None", "TBD", "see above", "-", "?", "no key here"]
+)
+def test_a_placeholder_key_is_a_bad_reference_never_a_0(grader, key):
+    grade = grader.grade({"id": 1, "response": "\\boxed{5}", "reference": key})
+    assert grade.error is not None and grade.flags == ["bad_reference"], grade
+    assert "placeholder" in grade.error and grade.record(1)["score"] is None

@@ -239,7 +239,21 @@ def _gold_boxes(reference: str) -> str | _Gold:
     return ", ".join(content for _, _, content in spans)
 
 
+# what a missing key looks like in a published file (a null written out, a "to be done"):
+# never an answer, so never a key that fails every response
+_PLACEHOLDER_KEY = re.compile(
+    r"(?i)(?:n/?a|none|null|nil|nan|unknown|unk|tbd|tba|todo|\?+|-+|_+|\.\.\.|…"
+    r"|see (?:above|below)|as above|no (?:key|answer|reference|solution given)(?: here| given)?"
+    r"|not (?:available|applicable|given)|missing)\.?"
+)
+
+
 def _prepare_gold(reference: str, shortcuts: bool = True, letter_units: bool = True) -> _Gold:
+    if _PLACEHOLDER_KEY.fullmatch(reference.strip()):
+        return _failed_gold(
+            normalize_answer(""),
+            f"the reference {reference.strip()[:40]!r} is a placeholder, not an answer",
+        )
     if shortcuts and _PLAIN_LITERAL.fullmatch(reference):  # most keys: no shape to read
         answer = normalize_answer(reference)
         return _Gold(answer, False, parse_number(answer.core).value, None, answer.core, False)
