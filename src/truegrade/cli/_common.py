@@ -297,8 +297,10 @@ def load_rows(
     (``reference``, ``response``, ...) every row must have: a row the command cannot use is an
     error naming its line and its columns, not an item silently skipped. With ``items`` the
     limit counts items (``Sample.item``: a prompt's rows are one), as the analyses count them.
+    Rows without a group that share their prompt and reference (rollouts of one prompt) are
+    one item, said in one line (``group_rollouts``).
     """
-    from truegrade.data import read_samples
+    from truegrade.data import group_rollouts, read_samples, rollout_key
 
     rows: list[Sample] = []
     seen: set[str] = set()
@@ -312,14 +314,23 @@ def load_rows(
             require=require,
             on_note=announce_note(data),
         ):
-            if items and limit is not None and sample.item not in seen and len(seen) >= limit:
+            item = rollout_key(sample)
+            if items and limit is not None and item not in seen and len(seen) >= limit:
                 break
-            seen.add(sample.item)
+            seen.add(item)
             rows.append(sample)
             if not items and limit is not None and len(rows) >= limit:
                 break
     if not rows:
         fail(f"{data} holds no rows")
+    rows, grouped, items_made = group_rollouts(rows)
+    if grouped:
+        err_console.print(
+            f"reading {escape(data.name)}: {grouped:,} rows share their prompt and reference "
+            f"with another, read as {items_made:,} items (the rollouts of one prompt; "
+            "--field group=COLUMN groups rows by a column instead)",
+            highlight=False,
+        )
     return rows
 
 

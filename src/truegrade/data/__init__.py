@@ -1,6 +1,7 @@
 """Data in and out: readers for JSONL, JSON, CSV and Parquet (native rows, and public datasets and
 trainers' rows read by their presets) and the one streaming, resumable results writer."""
 
+from truegrade.data._items import group_rollouts, rollout_key
 from truegrade.data._readers import (
     BadRow,
     count_rows,
@@ -16,8 +17,10 @@ __all__ = [
     "ResultWriter",
     "count_rows",
     "get_field",
+    "group_rollouts",
     "one_sample",
     "read_results",
     "read_rows",
     "read_samples",
+    "rollout_key",
 ]
