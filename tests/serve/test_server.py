@@ -74,6 +74,13 @@ def test_health_and_metrics(server):
     assert metrics["items"] >= 2 and metrics["request_seconds"]["p99"] is not None
     assert metrics["queue_wait_seconds"]["count"] >= 1
     assert "hedged" in metrics["flags"]
+    # refusals, bad bodies and unknown paths are requests answered too, by route
+    assert httpx.post(server.url + "/grade", json={"rows": []}).status_code == 422
+    assert httpx.get(server.url + "/no/such/path/12345").status_code == 404
+    text = httpx.get(server.url + "/metrics").text
+    assert 'truegrade_requests_total{endpoint="/grade",status="422"} 1.0' in text
+    assert 'truegrade_requests_total{endpoint="other",status="404"}' in text
+    assert "/no/such/path" not in text  # a scan of paths cannot grow the metric
 
 
 def test_many_concurrent_single_item_requests_each_get_their_own_answer(server):

@@ -289,6 +289,9 @@ def test_shutdown_answers_what_its_grace_cannot_finish_with_503():
         assert [r.status_code for r in responses] == [503, 503]
         assert all("shutting down" in r.json()["error"] for r in responses)
         assert server.proc.wait(timeout=60) == 0
+        said = server.proc.stderr.read().decode() if server.proc.stderr else ""
+        assert "SIGTERM: stopping; 2 requests in flight get up to 1 s to finish" in said, said
+        assert said.rstrip().endswith("truegrade serve: stopped")
 
 
 def test_requests_arriving_during_shutdown_get_503():

@@ -167,22 +167,33 @@ def create_app(
     def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
         return JSONResponse(status_code=status, headers=headers, content={"error": message})
 
+    def counted(request: Request, response: JSONResponse) -> JSONResponse:
+        """An error answer, counted in ``truegrade_requests_total`` unless the request was
+        admitted (its release counted it): refusals, bad bodies and unknown paths are requests
+        answered too. The endpoint label is the route's (``other`` for a path the server does
+        not have, so a scan of random paths cannot grow the metric without bound)."""
+        if not request.scope.get("truegrade.released"):
+            route = request.scope.get("route")
+            endpoint = getattr(route, "path", None) or "other"
+            state.m_requests.labels(endpoint=endpoint, status=str(response.status_code)).inc()
+        return response
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = describe_validation_error(exc, whole="body", limit=5, skip={"body"})
         if "json" not in request.headers.get("content-type", ""):
             # without the header the body is never parsed as JSON (curl -d sends a form type)
             problems += "; send the body as JSON with the header 'Content-Type: application/json'"
-        return error(422, f"invalid request: {problems}")
+        return counted(request, error(422, f"invalid request: {problems}"))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         # FastAPI's own errors (a body that is not UTF-8, an unknown path) in the same shape
-        return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+        return counted(request, error(exc.status_code, str(exc.detail), dict(exc.headers or {})))
 
     @app.exception_handler(_Refused)
     async def _refused(request: Request, exc: _Refused) -> JSONResponse:
-        return error(exc.status, exc.message, exc.headers)
+        return counted(request, error(exc.status, exc.message, exc.headers))
 
     async def grade_rows(request: Request, samples: list[Sample], endpoint: str) -> list[Grade]:
         body_bytes = int(request.scope.get("truegrade.body_bytes", 0))
@@ -231,6 +242,7 @@ def create_app(
             deadline.cancel()
             state.stoppers.discard(stop)
             state.release(ticket, grades, endpoint=endpoint, status=status)
+            request.scope["truegrade.released"] = True  # counted: its error answer is not again
 
     @app.post("/grade")
     async def grade(request: Request, body: GradeRequest) -> Any:
@@ -247,7 +259,9 @@ def create_app(
         n = len(body.query)
         for name, values in (("prompts", body.prompts), ("labels", body.labels)):
             if values is not None and len(values) != n:
-                return error(422, f"'{name}' has {len(values)} entries for {n} queries")
+                return counted(
+                    request, error(422, f"'{name}' has {len(values)} entries for {n} queries")
+                )
         prompts: list[str | None] = list(body.prompts) if body.prompts is not None else [None] * n
         labels = body.labels if body.labels is not None else [None] * n
         samples = [

@@ -228,8 +228,13 @@ def protocol_class(*, idle_timeout_s: float, on_shutdown: Callable[[], None]) ->
 class Server(uvicorn.Server):
     """uvicorn's server that exits normally after a clean shutdown (see the module docstring)."""
 
+    on_signal: Callable[[int], None] | None = None
+    """Told the signal that starts the shutdown, once (``serve`` says so in one line)."""
+
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.should_exit and sig == signal.SIGINT:
             self.force_exit = True
         else:
+            if not self.should_exit and self.on_signal is not None:
+                self.on_signal(sig)
             self.should_exit = True

@@ -56,10 +56,19 @@ def serve(
     tokens = END_TOKENS if end_tokens is None else tuple(end_tokens)
     app = create_app(grader, limits=bounds, end_tokens=tokens, preset=preset, field_map=field_map)
     state = app.state.truegrade
-    # the last second of the grace is for writing the 503s
+    grace = max(0.0, bounds.graceful_s - 1.0)  # the last second is for writing the 503s
+
+    def said(sig: int) -> None:
+        # one line, so whoever sent the signal (a scheduler, Ctrl-C) sees what happens next
+        print(
+            f"truegrade serve: {signal.Signals(sig).name}: stopping; {state.requests_in} "
+            f"requests in flight get up to {grace:g} s to finish, new requests get 503",
+            file=sys.stderr,
+            flush=True,
+        )
+
     protocol = protocol_class(
-        idle_timeout_s=bounds.idle_timeout_s,
-        on_shutdown=lambda: state.begin_drain(max(0.0, bounds.graceful_s - 1.0)),
+        idle_timeout_s=bounds.idle_timeout_s, on_shutdown=lambda: state.begin_drain(grace)
     )
     config = uvicorn.Config(
         app,
@@ -74,7 +83,10 @@ def serve(
     # the engine's dispatcher is a thread of this process: when the event loop is busy with
     # many connections, the default 5 ms switch interval leaves workers idle waiting for it
     sys.setswitchinterval(0.001)
-    Server(config).run()
+    server = Server(config)
+    server.on_signal = said
+    server.run()
+    print("truegrade serve: stopped", file=sys.stderr, flush=True)
 
 
 def free_port() -> int:
