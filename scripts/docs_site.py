@@ -81,4 +81,19 @@ def on_files(files: Files, config: Any) -> Files:
     )
     for package in public_packages():
         out.append(File.generated(config, f"api/{package}.md", content=api_page(package)))
+    # the theme's own files (its stylesheets, scripts, fonts) and the site's stylesheet, as
+    # mkdocs found them: without them the pages come out unstyled and the search never answers
+    for found in files:
+        if not found.is_documentation_page() and not found.src_uri.startswith("images/"):
+            out.append(found)
+    # the images the pages show, where their relative links from docs/ lead
+    for image in sorted((ROOT / "docs" / "images").glob("*")):
+        out.append(
+            File(
+                str(image.relative_to(ROOT)),
+                src_dir=str(ROOT),
+                dest_dir=config["site_dir"],
+                use_directory_urls=config["use_directory_urls"],
+            )
+        )
     return out

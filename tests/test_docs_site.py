@@ -91,3 +91,62 @@ def test_the_pages_keep_their_places_and_links(site):
     assert 'href="../CONTRIBUTING/"' in index
     for page in ("CONTRIBUTING", "CHANGELOG", "benchmarks", "docs/code", "docs/math"):
         assert (site / page / "index.html").exists(), page
+
+
+@pytest.mark.system_tool("chromium", "chromium-browser", "google-chrome", package="chromium")
+def test_the_site_is_styled_and_searchable_offline_in_a_real_browser(site):
+    import functools
+    import http.server
+    import shutil
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    pages = list(site.rglob("*.html"))
+    assert not [p for p in pages if re.search(r"<(?:link|script)[^>]+https?://", p.read_text())]
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        with sync_playwright() as play:
+            browser = play.chromium.launch(
+                executable_path=chromium or shutil.which("google-chrome"), args=["--no-sandbox"]
+            )
+            page = browser.new_page()
+            outside: list[str] = []
+            page.on(
+                "request",
+                lambda r: outside.append(r.url) if not r.url.startswith(base) else None,
+            )
+            with page.expect_console_message(lambda m: "search ready" in m.text, timeout=30_000):
+                page.goto(f"{base}/docs/code/")  # the search's index is built as the page loads
+            # the theme's stylesheet applied: Bootstrap's navbar has a colour, code is highlighted
+            navbar = page.evaluate(
+                "getComputedStyle(document.querySelector('.navbar')).backgroundColor"
+            )
+            assert navbar not in ("", "rgba(0, 0, 0, 0)"), navbar
+            assert page.locator(".highlight").count() > 0
+            keyword = page.evaluate(
+                "(() => { const k = document.querySelector('.highlight .k, .highlight .nb');"
+                " return k ? getComputedStyle(k).color : ''; })()"
+            )
+            assert keyword not in ("", "rgb(0, 0, 0)"), keyword
+            # the search answers, from the site's own index
+            page.click("a[data-bs-target='#mkdocs_search_modal']")
+            page.wait_for_selector("#mkdocs-search-query", state="visible")
+            page.type("#mkdocs-search-query", "bubblewrap")  # the theme searches on keyup
+            page.wait_for_selector("#mkdocs-search-results a", timeout=15_000)
+            found = page.inner_text("#mkdocs-search-results")
+            assert "sandbox" in found.lower() or "code" in found.lower(), found
+            image = page.goto(f"{base}/docs/review/")
+            assert image is not None and image.ok
+            broken = page.evaluate(
+                "[...document.images].filter(i => !i.complete || i.naturalWidth === 0).length"
+            )
+            assert broken == 0
+            browser.close()
+    finally:
+        server.shutdown()
+    assert outside == []  # nothing fetched from outside the site
