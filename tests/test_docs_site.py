@@ -149,4 +149,5 @@ def test_the_site_is_styled_and_searchable_offline_in_a_real_browser(site):
             browser.close()
     finally:
         server.shutdown()
+        server.server_close()
     assert outside == []  # nothing fetched from outside the site
