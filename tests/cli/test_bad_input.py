@@ -557,6 +557,14 @@ RUNNABLE: dict[str, list[dict[str, Any]]] = {
             "accepts": {"data": {"fields_missing"}},
         },
     ],
+    "review edit": [
+        {
+            "project": "@review_project",
+            "criterion": "p1:" + _hash_of("Leave it out overnight.") + "/c001",
+            "text": "Says to refrigerate it",
+            "by": "md",
+        }
+    ],
     "review assign": [
         {"project": "@review_project", "expert": "md", "count": "2"},
         {"project": "@review_project", "experts_per_item": "4"},

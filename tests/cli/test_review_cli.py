@@ -106,3 +106,35 @@ def test_init_from_an_export(tmp_path):
     assert made.exit_code == 0 and "20 items, 2 experts imported" in made.output, made.output
     both = invoke("review", "init", tmp_path / "c", "--import", tmp_path / "out", "--data", data)
     assert both.exit_code == 2 and "--import" in both.output
+
+
+def test_the_criterion_page_s_edit_and_the_dispute_from_the_command_line(tmp_path):
+    from tests.review.conftest import meta_rows, write_jsonl
+    from truegrade.review import ReviewStore
+
+    data = tmp_path / "meta.jsonl"
+    write_jsonl(data, meta_rows()[:2])
+    project = tmp_path / "proj"
+    assert runner.invoke(app, ["review", "init", str(project), "--data", str(data)]).exit_code == 0
+    store = ReviewStore(project)
+    item = store.items()[0]
+    [criterion] = store.criteria(item.id)
+    runner.invoke(
+        app, ["review", "user", str(project), "lead", "--role", "admin", "--password", "pw"]
+    )
+    label = runner.invoke(
+        app,
+        ["review", "label", str(project), "--expert", "dr_a", "--item", item.key,
+         "--criterion", criterion.key, "--not-met", "--reason", "too vague",
+         "--disputes-grader"],
+    )  # fmt: skip
+    assert label.exit_code == 0, label.output
+    [mine] = [lb for lb in store.labels(user="dr_a") if lb.item_id == item.id]
+    assert mine.disputes_grader and mine.reason == "too vague"
+    edit = ["review", "edit", str(project), "--criterion", criterion.key, "--by", "lead"]
+    first = runner.invoke(app, [*edit, "--text", "Advises care within 24 hours"])
+    assert first.exit_code == 0 and "version 2 saved" in first.output, first.output
+    stale = runner.invoke(app, [*edit, "--text", "Advises rest", "--version", "1"])
+    assert stale.exit_code == 2 and "version 2" in stale.output  # refused, never overwritten
+    assert "+Advises rest" in stale.output  # with the difference
+    assert [v.text for v in store.versions(criterion.key)][-1] == "Advises care within 24 hours"

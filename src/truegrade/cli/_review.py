@@ -190,6 +190,9 @@ def label_command(
     criterion: Annotated[str, typer.Option(help="The criterion's key.")],
     met: Annotated[bool, typer.Option("--met/--not-met", help="The label.")],
     reason: Annotated[str, typer.Option(help="Why.")] = "",
+    disputes_grader: Annotated[
+        bool, typer.Option(help="Say the grader is wrong on it (with --reason: why).")
+    ] = False,
 ) -> None:
     """Label one criterion of one item as an expert (what the app's buttons do)."""
     from truegrade.review import ReviewStore
@@ -206,10 +209,51 @@ def label_command(
         if not match:
             fail(f"item {item!r} has no current criterion {criterion!r}")
         try:
-            store.set_label(user, found.id, match[0].id, met, reason)
+            store.set_label(
+                user, found.id, match[0].id, met, reason, disputes_grader=disputes_grader
+            )
         except PermissionError as exc:
             fail(str(exc))
     out_console.print("saved")
+
+
+@review_app.command("edit")
+def edit_command(
+    project: ProjectArg,
+    criterion: Annotated[str, typer.Option(help="The criterion's key.")],
+    text: Annotated[str, typer.Option(help="Its new wording.")],
+    by: Annotated[str, typer.Option(help="The expert or admin editing it.")],
+    version: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="The version the edit starts from (default: the current one); an older "
+            "one is refused with the difference, never overwritten.",
+        ),
+    ] = None,
+) -> None:
+    """Save a new wording of a criterion as its next version (what the criterion page does):
+    its old wording keeps its labels, and `review grade` judges exactly its items again."""
+    from truegrade.review import EditConflict, ReviewStore
+
+    with user_errors():
+        store = ReviewStore(project)
+        user = store.user(by)
+        if user is None or user.role not in ("expert", "admin"):
+            fail(f"no expert or admin {by!r}")
+        versions = store.versions(criterion)
+        if not versions:
+            fail(f"no criterion {criterion!r}")
+        base = next((v for v in versions if v.version == version), None) if version else None
+        if version is not None and base is None:
+            fail(f"criterion {criterion!r} has no version {version}")
+        start = base or next(v for v in versions if v.current)
+        try:
+            made = store.edit_criterion(user, start.id, text)
+        except EditConflict as exc:
+            err_console.print(exc.diff(), highlight=False, markup=False)
+            fail(str(exc))
+    out_console.print(f"{criterion}: version {made.version} saved")
 
 
 @review_app.command("grade")
