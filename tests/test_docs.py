@@ -271,3 +271,13 @@ def test_the_tours_first_command_prints_what_the_front_page_shows(tmp_path):
     printed = " ".join(_BOX.sub(" ", result.stdout).split())  # the table's rules are not shown
     for line in shown.strip().splitlines():
         assert " ".join(line.split()) in printed, (line, result.stdout)
+
+
+def test_the_tutorial_s_first_python_runs_as_shown():
+    text = (ROOT / "docs" / "first-reward.md").read_text()
+    block = re.search(r"```python\n(.*?)```", text, re.S)
+    assert block is not None
+    namespace: dict[str, object] = {}
+    exec(compile(block.group(1), "docs/first-reward.md", "exec"), namespace)  # our own docs
+    grader = namespace["grader"]
+    assert grader.grade({"id": 3, "response": "<answer>7</answer>", "reference": "7"}).passed
