@@ -347,6 +347,19 @@ def test_human_eval_samples_are_graded_with_their_problems_file(tmp_path):
     graded = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
     assert [g["passed"] for g in graded] == [True, False] * 6
     assert "pass rate         │ 50.00% (6 of 12)" in done.stdout
+    # evalplus's sample shape: task_id and the whole program as `solution`
+    programs = [
+        {"task_id": t["task_id"], "solution": t["prompt"] + c}
+        for t in tasks
+        for c in (t["canonical_solution"], "    return None\n")
+    ]
+    data = write_rows(tmp_path / "evalplus.jsonl", programs)
+    done = run(
+        "grade", str(data), "-g", "code", "--problems", str(problems), "--out", "e.jsonl",
+        cwd=tmp_path,
+    )  # fmt: skip
+    graded = [json.loads(line) for line in (tmp_path / "e.jsonl").read_text().splitlines()]
+    assert done.returncode == 0 and [g["passed"] for g in graded] == [True, False] * 6
     stray = write_rows(tmp_path / "stray.jsonl", [{"task_id": "HumanEval/9999", "completion": "x"}])
     refused = run("grade", str(stray), "-g", "code", "--problems", str(problems), cwd=tmp_path)
     assert refused.returncode == 2

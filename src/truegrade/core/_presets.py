@@ -256,6 +256,8 @@ def _humaneval(row: Mapping[str, Any]) -> dict[str, Any]:
     else:  # HumanEval+
         out["reference"] = evalplus_spec(row, inputs)
     _response(row, out)
+    if out.get("response") is None and isinstance(row.get("solution"), str):
+        out["response"] = out.pop("solution")  # evalplus's samples: the whole program
     return out
 
 
@@ -738,7 +740,8 @@ _PRESETS = (
         "humaneval",
         "HumanEval, HumanEval+",
         "group = task_id, reference = check(candidate) in test with entry_point, "
-        "response = completion (or response); the prompt's helpers are the check's; "
+        "response = completion (or response, or evalplus's solution); the prompt's helpers are "
+        "the check's; "
         "HumanEval+: base_input + plus_input as call cases, expected from prompt + "
         "canonical_solution, as evalplus grades them",
         ("task_id", "prompt", "test", "entry_point"),
