@@ -78,7 +78,8 @@ def test_health_and_metrics(server):
     assert httpx.post(server.url + "/grade", json={"rows": []}).status_code == 422
     assert httpx.get(server.url + "/no/such/path/12345").status_code == 404
     text = httpx.get(server.url + "/metrics").text
-    assert 'truegrade_requests_total{endpoint="/grade",status="422"} 1.0' in text
+    # the module's other tests share this server: their bad requests count too
+    assert 'truegrade_requests_total{endpoint="/grade",status="422"}' in text
     assert 'truegrade_requests_total{endpoint="other",status="404"}' in text
     assert "/no/such/path" not in text  # a scan of paths cannot grow the metric
 

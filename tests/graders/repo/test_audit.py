@@ -188,6 +188,7 @@ def test_the_real_task_passes_every_check(grader):
     assert [(f.check, f.ok, f.skipped) for f in audit.findings] == [
         ("base_fails_f2p", True, False),
         ("base_passes_p2p", True, False),
+        ("task_needs_network", True, False),
         ("empty_not_resolved", True, False),
         ("gold_resolves", True, False),
         ("flaky", True, False),
