@@ -86,6 +86,24 @@ def write_jsonl(path, rows) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
+@pytest.fixture(autouse=True)
+def _closed_stores(monkeypatch):
+    """Every project store a test opens is closed when it ends: an app's routes are kept by
+    FastAPI's own caches after the test, and with them its store's open files (three per
+    thread that used it), which would pile up in a worker running hundreds of tests."""
+    opened: list[ReviewStore] = []
+    real = ReviewStore.__init__
+
+    def recording(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(ReviewStore, "__init__", recording)
+    yield
+    for store in opened:
+        store.close()
+
+
 @pytest.fixture
 def project(tmp_path):
     data = tmp_path / "meta.jsonl"

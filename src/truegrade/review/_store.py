@@ -282,7 +282,7 @@ class ReviewStore:
         if create:
             _new_directory(self.path.parent)
         self._local = threading.local()
-        self._opened: list[sqlite3.Connection] = []
+        self._opened: dict[int | None, sqlite3.Connection] = {}  # by the thread that opened it
         self._guard = threading.Lock()
         try:
             db = self._db
@@ -316,15 +316,26 @@ class ReviewStore:
             found.execute("PRAGMA busy_timeout=30000")
             self._local.db = found
             with self._guard:
-                self._opened.append(found)
+                # the connections of threads that have ended are closed here: a server's pool
+                # of threads comes and goes, and each connection holds three files open
+                alive = {t.ident for t in threading.enumerate()}
+                for ident in [i for i in self._opened if i not in alive]:
+                    self._opened.pop(ident).close()
+                self._opened[threading.get_ident()] = found
         return found
 
     def close(self) -> None:
         with self._guard:
-            for db in self._opened:
+            for db in self._opened.values():
                 db.close()
             self._opened.clear()
         self._local = threading.local()
+
+    def __del__(self) -> None:
+        # a store dropped without close() (an app that ends with its test) leaves no file open
+        opened = getattr(self, "_opened", None)
+        for db in list(opened.values()) if opened else []:
+            db.close()
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
