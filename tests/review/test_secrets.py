@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from tests.review.conftest import write_jsonl
-from tests.review.test_app import PASSWORDS, csrf_of
+from tests.review.test_app import csrf_of
 from tests.simulator.fixtures import endpoint
 from truegrade.cli._app import app as cli
 from truegrade.cli._review import _project_grader
@@ -85,4 +85,3 @@ def test_the_judge_key_is_in_no_page_log_export_or_file(simulator, tmp_path, mon
     for file in project.iterdir():  # the database, its WAL and shared memory
         assert KEY.encode() not in file.read_bytes(), file.name
     assert store.meta("grader") == {"spec": str(spec.resolve())}
-    assert PASSWORDS  # the shared accounts are untouched by this test
